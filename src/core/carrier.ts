@@ -1,0 +1,79 @@
+// The carrier record as a snapshot stores it: everything decide() needs, already matched and normalised at
+// ingest so the hot path does no parsing or name matching. Dates are ISO YYYY-MM-DD strings.
+import type { SourceName } from './ruleset.js';
+
+/** Authority for hire (property) as FMCSA reports it. "none" means no authority exists; "unknown" means no data. */
+export type AuthorityStatus = 'active' | 'inactive' | 'pending' | 'none' | 'unknown';
+
+export interface WatchlistHit {
+  /** Which list matched. */
+  list: 'ofac_sdn' | 'ofac_cons' | 'sam' | 'dnu';
+  /** The list's own entry id (OFAC ent_num, SAM number, DNU row). */
+  entry_id: string;
+  /** The list's name or alias that matched, as the list writes it. */
+  matched_name: string;
+  /** Which of the carrier's names matched. */
+  carrier_name: string;
+  /** Similarity 0..1 after normalisation; 1 with exact=true is an exact normalised match. */
+  score: number;
+  exact: boolean;
+  /** Free text kept for the audit trail (DNU reason, OFAC program, SAM exclusion type). */
+  note?: string;
+}
+
+export interface CarrierRecord {
+  /** Normalised MC docket (bare digits). */
+  mc: string;
+  dot: string | null;
+  legal_name: string;
+  dba_name: string | null;
+  /** Census STATUS_CODE: 'A' active, 'I' inactive; null when the census has no row. */
+  usdot_status: string | null;
+  authority: {
+    status: AuthorityStatus;
+    /** Date the authority was granted (or became active), when known. */
+    granted_on: string | null;
+    /** A revocation/suspension order exists whose effective date is in the future or not yet set. */
+    revocation_pending_on: string | null;
+    /** An involuntary revocation/suspension already took effect. */
+    revoked_on: string | null;
+  };
+  insurance: {
+    /** BIPD on file in US dollars; 0 means none on file; null means the source gave no figure. */
+    bipd_on_file_usd: number | null;
+    /** BIPD FMCSA requires of this carrier, in US dollars (null when unknown). */
+    bipd_required_usd: number | null;
+    /** Earliest future-or-recent cancellation effective date of a BIPD policy. */
+    cancellation_effective_on: string | null;
+  };
+  hazmat: boolean;
+  /** 'S' | 'C' | 'U' or null when unrated. */
+  safety_rating: string | null;
+  mcs150_date: string | null;
+  /** An out-of-service order in force (status ACTIVE and not rescinded). */
+  oos_order: { since: string | null; reason: string } | null;
+  hits: WatchlistHit[];
+}
+
+/** What a snapshot lookup yields for one MC number. */
+export type CarrierLookup =
+  | { kind: 'found'; record: CarrierRecord }
+  | { kind: 'ambiguous'; mc: string; dot_numbers: string[] }
+  | { kind: 'not_found' };
+
+export interface SourceFreshness {
+  present: boolean;
+  /** As-of date of the file this source came from (RFC 3339), or null when missing. */
+  as_of: string | null;
+  rows: number;
+  file?: string;
+}
+
+/** Metadata of one complete snapshot version. */
+export interface SnapshotMeta {
+  version: string;
+  data_as_of: string;
+  created_at: string;
+  carrier_count: number;
+  sources: Partial<Record<SourceName, SourceFreshness>>;
+}

@@ -1,0 +1,163 @@
+// decide(): the one function that turns a snapshot lookup, a rule set and a clock reading into a verdict.
+// Pure: no Redis, HTTP, process or clock. Fail closed: anything missing or doubtful withholds eligibility.
+import type { CarrierLookup, CarrierRecord, SnapshotMeta } from './carrier.js';
+import { daysBetween, monthsBefore, startOfDayMs, toEpochMs, DAY_MS } from './dates.js';
+import { orderReasons, REASONS, type Reason } from './reasons.js';
+import type { PublishedRuleSet, RuleSet } from './ruleset.js';
+
+export type Tier = 'preferred' | 'standard' | 'conditional' | 'blocked';
+
+export interface DecisionInput {
+  /** null when the backend could not be asked (Redis down or too slow). */
+  lookup: CarrierLookup | null;
+  ruleset: PublishedRuleSet | null;
+  snapshot: SnapshotMeta | null;
+  backendAvailable: boolean;
+  maxDataAgeSeconds: number;
+  nowMs: number;
+}
+
+export interface Decision {
+  eligible: boolean;
+  found: boolean;
+  tier: Tier | null;
+  reasons: Reason[];
+  degraded: boolean;
+  ruleset_version: number | null;
+  data_as_of: string | null;
+  carrier: { dot_number: string | null; legal_name: string; dba_name: string | null } | null;
+}
+
+/** Why the data behind a verdict cannot be trusted right now; [] when it can. */
+export function degradedReasons(input: Omit<DecisionInput, 'lookup'>): Reason[] {
+  const reasons: Reason[] = [];
+  if (!input.backendAvailable) reasons.push('backend_unavailable');
+  if (!input.ruleset) reasons.push('ruleset_unavailable');
+  if (!input.snapshot || isSnapshotStale(input.snapshot, input.ruleset?.rules ?? null, input.maxDataAgeSeconds, input.nowMs)) {
+    reasons.push('data_stale');
+  }
+  return reasons;
+}
+
+function isSnapshotStale(snapshot: SnapshotMeta, rules: RuleSet | null, maxAgeSeconds: number, nowMs: number): boolean {
+  const asOf = toEpochMs(snapshot.data_as_of);
+  if (!Number.isFinite(asOf) || nowMs - asOf > maxAgeSeconds * 1000) return true;
+  if (!rules) return false;
+  for (const source of rules.sources.required) {
+    const freshness = snapshot.sources[source];
+    if (!freshness?.present) return true;
+  }
+  for (const [source, maxDays] of Object.entries(rules.sources.max_age_days)) {
+    const freshness = snapshot.sources[source as keyof SnapshotMeta['sources']];
+    if (!freshness?.present || maxDays === undefined) continue;
+    const sourceAsOf = freshness.as_of ? toEpochMs(freshness.as_of) : NaN;
+    if (!Number.isFinite(sourceAsOf) || nowMs - sourceAsOf > maxDays * DAY_MS) return true;
+  }
+  return false;
+}
+
+/** The reasons a found carrier's record raises under a rule set, in any order. */
+export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: number): Reason[] {
+  const reasons: Reason[] = [];
+  const today = startOfDayMs(nowMs);
+
+  for (const hit of record.hits) {
+    if (hit.list === 'dnu') reasons.push('do_not_use');
+    else if (hit.list === 'sam') {
+      if (hit.exact) reasons.push('sam_exclusion');
+      else if (hit.score >= rules.name_match.review_threshold) reasons.push('possible_sam_exclusion');
+    } else if (hit.exact) reasons.push('ofac_sdn_match');
+    else if (hit.score >= rules.name_match.review_threshold) reasons.push('possible_ofac_match');
+  }
+
+  if (record.oos_order) reasons.push('out_of_service_order');
+  if (record.usdot_status !== 'A') reasons.push('usdot_inactive');
+
+  const { authority } = record;
+  if (authority.status !== 'active') reasons.push('authority_not_active');
+  if (authority.revoked_on && toEpochMs(authority.revoked_on) <= nowMs) reasons.push('authority_revoked');
+  if (authority.revocation_pending_on !== null) {
+    const effective = toEpochMs(authority.revocation_pending_on);
+    reasons.push(Number.isFinite(effective) && effective <= today ? 'authority_revoked' : 'authority_revocation_pending');
+  }
+  if (authority.granted_on) {
+    const granted = toEpochMs(authority.granted_on);
+    if (!Number.isFinite(granted) || daysBetween(granted, nowMs) < rules.authority.new_authority_min_days) {
+      reasons.push('new_authority');
+    }
+  }
+
+  if (record.safety_rating === 'U') reasons.push('unsatisfactory_safety_rating');
+  if (record.safety_rating === 'C') reasons.push('conditional_safety_rating');
+
+  const onFile = record.insurance.bipd_on_file_usd;
+  if (onFile === null || onFile <= 0) reasons.push('insurance_not_on_file');
+  else if (onFile < requiredBipd(record, rules)) reasons.push('insurance_below_minimum');
+  const cancellation = record.insurance.cancellation_effective_on;
+  if (cancellation) {
+    const effective = toEpochMs(cancellation);
+    const horizon = today + rules.insurance.cancellation_warning_days * DAY_MS;
+    if (Number.isFinite(effective) && effective >= today && effective <= horizon) reasons.push('insurance_cancellation_pending');
+  }
+
+  const filed = record.mcs150_date ? toEpochMs(record.mcs150_date) : NaN;
+  if (!Number.isFinite(filed) || filed < monthsBefore(nowMs, rules.mcs150.max_age_months)) reasons.push('mcs150_outdated');
+
+  return reasons;
+}
+
+/** The minimum BIPD for this carrier: the rule set's floor or FMCSA's own requirement, whichever is higher. */
+export function requiredBipd(record: CarrierRecord, rules: RuleSet): number {
+  const floor = record.hazmat ? rules.insurance.min_bipd_hazmat_usd : rules.insurance.min_bipd_general_usd;
+  return Math.max(floor, record.insurance.bipd_required_usd ?? 0);
+}
+
+function isHardStop(reason: Reason, rules: RuleSet): boolean {
+  if (reason === 'conditional_safety_rating') return rules.safety.conditional === 'block';
+  return REASONS[reason].kind === 'hard_stop';
+}
+
+function isPreferred(record: CarrierRecord, rules: RuleSet): boolean {
+  const { preferred } = rules;
+  if (preferred.requires_satisfactory_rating && record.safety_rating !== 'S') return false;
+  return (record.insurance.bipd_on_file_usd ?? 0) >= preferred.min_bipd_usd;
+}
+
+export function decide(input: DecisionInput): Decision {
+  const base = {
+    ruleset_version: input.ruleset?.version ?? null,
+    data_as_of: input.snapshot?.data_as_of ?? null,
+  };
+  const degraded = degradedReasons(input);
+  if (degraded.length > 0 || !input.lookup || !input.ruleset) {
+    return {
+      eligible: false, found: false, tier: null, carrier: null, degraded: true,
+      reasons: orderReasons(degraded.length > 0 ? degraded : ['backend_unavailable']), ...base,
+    };
+  }
+  const { lookup } = input;
+  const rules = input.ruleset.rules;
+  if (lookup.kind === 'not_found') {
+    return { eligible: false, found: false, tier: null, carrier: null, degraded: false, reasons: ['carrier_not_found'], ...base };
+  }
+  if (lookup.kind === 'ambiguous') {
+    return {
+      eligible: false, found: true, tier: 'conditional', carrier: null, degraded: false,
+      reasons: ['ambiguous_mc_number'], ...base,
+    };
+  }
+  const { record } = lookup;
+  const reasons = orderReasons(carrierReasons(record, rules, input.nowMs));
+  const tier: Tier = reasons.some((reason) => isHardStop(reason, rules))
+    ? 'blocked'
+    : reasons.length > 0 ? 'conditional' : isPreferred(record, rules) ? 'preferred' : 'standard';
+  return {
+    eligible: reasons.length === 0,
+    found: true,
+    tier,
+    reasons,
+    degraded: false,
+    carrier: { dot_number: record.dot, legal_name: record.legal_name, dba_name: record.dba_name },
+    ...base,
+  };
+}

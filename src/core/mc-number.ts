@@ -1,0 +1,28 @@
+// MC docket normalisation, shared by the API, the batch worker and ingest so both sides of a match agree.
+// Canonical form: the bare digits without leading zeros ("MC-000123" → "123").
+
+const MC_INPUT = /^\s*(?:MC[-#\s]?\s*)?(\d{1,8})\s*$/i;
+const DOCKET = /^\s*MC[-#\s]?\s*(\d{1,8})\s*$/i;
+
+function stripZeros(digits: string): string | null {
+  const bare = digits.replace(/^0+/, '');
+  return bare === '' ? null : bare;
+}
+
+/** Normalises a caller-supplied MC number: 1–8 digits, optional MC / MC- / MC# / "MC " prefix in any case. */
+export function normaliseMcNumber(raw: string): string | null {
+  const digits = MC_INPUT.exec(raw)?.[1];
+  return digits ? stripZeros(digits) : null;
+}
+
+/** Normalises an MC docket as the public files write it ("MC012892", "MC-424836", "MC1122796"); null for FF/MX. */
+export function normaliseDocket(raw: string): string | null {
+  const digits = DOCKET.exec(raw)?.[1];
+  return digits ? stripZeros(digits) : null;
+}
+
+/** DOT numbers: padded to 8 digits in legacy L&I, bare elsewhere; all zeros means none. */
+export function normaliseDotNumber(raw: string): string | null {
+  const digits = /^\s*(\d{1,10})\s*$/.exec(raw)?.[1];
+  return digits ? stripZeros(digits) : null;
+}

@@ -1,0 +1,62 @@
+// The rule set: every threshold a verdict depends on, as versioned data rather than constants in code.
+// Published with `carrier-eligibility rules publish FILE`; each verdict names the integer version it used.
+import { z } from 'zod';
+
+export const SOURCE_NAMES = [
+  'census', 'authority', 'insurance', 'insurance_history', 'revocations', 'oos', 'ofac_sdn', 'ofac_cons', 'sam', 'dnu',
+] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export const ruleSetSchema = z.object({
+  name: z.string().min(1).max(100).default('default'),
+  insurance: z.object({
+    min_bipd_general_usd: z.number().int().nonnegative().describe('Minimum BIPD for general freight'),
+    min_bipd_hazmat_usd: z.number().int().nonnegative().describe('Minimum BIPD for a hazmat carrier'),
+    cancellation_warning_days: z.number().int().nonnegative()
+      .describe('A cancellation effective within this many days (or already past) is pending'),
+  }).strict(),
+  authority: z.object({
+    new_authority_min_days: z.number().int().nonnegative().describe('Authority younger than this is new_authority'),
+  }).strict(),
+  mcs150: z.object({
+    max_age_months: z.number().int().positive().describe('MCS-150 older than this is mcs150_outdated'),
+  }).strict(),
+  safety: z.object({
+    conditional: z.enum(['review', 'block']).describe('What a Conditional rating does'),
+  }).strict(),
+  preferred: z.object({
+    requires_satisfactory_rating: z.boolean().describe('Preferred tier needs an S safety rating'),
+    min_bipd_usd: z.number().int().nonnegative().describe('Preferred tier needs at least this BIPD on file'),
+  }).strict(),
+  name_match: z.object({
+    review_threshold: z.number().min(0).max(1).describe('Similarity at or above which a name match needs review'),
+  }).strict(),
+  sources: z.object({
+    required: z.array(z.enum(SOURCE_NAMES)).describe('Sources that must be present in the snapshot'),
+    max_age_days: z.partialRecord(z.enum(SOURCE_NAMES), z.number().positive())
+      .describe('Per-source maximum age; older means data_stale'),
+  }).strict(),
+}).strict();
+
+export type RuleSet = z.infer<typeof ruleSetSchema>;
+
+/** A rule set as stored: the body plus the integer version Redis assigned at publish time. */
+export interface PublishedRuleSet {
+  version: number;
+  published_at: string;
+  rules: RuleSet;
+}
+
+export const DEFAULT_RULE_SET: RuleSet = {
+  name: 'default',
+  insurance: { min_bipd_general_usd: 750_000, min_bipd_hazmat_usd: 1_000_000, cancellation_warning_days: 30 },
+  authority: { new_authority_min_days: 90 },
+  mcs150: { max_age_months: 24 },
+  safety: { conditional: 'review' },
+  preferred: { requires_satisfactory_rating: true, min_bipd_usd: 1_000_000 },
+  name_match: { review_threshold: 0.92 },
+  sources: {
+    required: ['census', 'authority'],
+    max_age_days: { census: 7, authority: 7, insurance: 7, oos: 7, ofac_sdn: 7, sam: 7 },
+  },
+};

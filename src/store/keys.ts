@@ -1,0 +1,42 @@
+// Every Redis key this service owns, built in one place under the configured prefix.
+// Keys a single Lua script touches share a {hash tag} so the scripts run unchanged on Redis Cluster.
+
+/** Carrier hashes are split into this many buckets per snapshot version so each stays a compact listpack. */
+export const CARRIER_BUCKETS = 16_384;
+
+export function carrierBucket(mc: string): number {
+  // MC numbers are dense sequential integers, so the number itself spreads evenly over buckets.
+  return Number(mc) % CARRIER_BUCKETS;
+}
+
+export function redisKeys(prefix: string) {
+  return {
+    /** String: the version id of the snapshot being served. */
+    snapshotCurrent: `${prefix}snapshot:current`,
+    /** String (JSON SnapshotMeta) of one version. */
+    snapshotMeta: (version: string) => `${prefix}snapshot:${version}:meta`,
+    /** Hash bucket of carrier records: field = MC number, value = encoded record. */
+    carrierBucket: (version: string, bucket: number) => `${prefix}snapshot:${version}:c:${bucket}`,
+    /** Set of versions being written or waiting for removal (for cleanup after a crash or grace period). */
+    snapshotVersions: `${prefix}snapshot:versions`,
+    /** Counter for rule set versions. */
+    rulesetSeq: `${prefix}ruleset:seq`,
+    /** String: current rule set version. */
+    rulesetCurrent: `${prefix}ruleset:current`,
+    /** String (JSON PublishedRuleSet). */
+    ruleset: (version: number) => `${prefix}ruleset:${version}`,
+    /** Hash: one API key record. */
+    apiKey: (id: string) => `${prefix}key:${id}`,
+    /** Set of all key ids (for `keys list`, never on a request path). */
+    apiKeyIndex: `${prefix}keys`,
+    /** Counter bumped on every key change; replicas drop their key cache when it moves. */
+    apiKeyEpoch: `${prefix}keys:epoch`,
+    /** Sliding-window log of one key's budget draws (sorted set) and its running sum. */
+    rateLog: (keyId: string) => `${prefix}rl:{${keyId}}:log`,
+    rateSum: (keyId: string) => `${prefix}rl:{${keyId}}:sum`,
+    /** Do-not-use list: hash MC number → JSON {reason, added_at, expires_at}. */
+    doNotUse: `${prefix}dnu`,
+  } as const;
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
