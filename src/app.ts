@@ -1,0 +1,76 @@
+// Composition root: builds every part from the config and wires them; main.ts and the tests both start the
+// service through here, so tests exercise exactly what production runs.
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+import { Authenticator } from './auth/authenticate.js';
+import { KeyStore } from './auth/key-store.js';
+import type { Config } from './config.js';
+import { eligibilityRoute } from './http/handlers/eligibility.js';
+import { healthRoute } from './http/handlers/health.js';
+import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
+import type { Logger } from './log.js';
+import { BudgetLimiter } from './ratelimit/budget.js';
+import { createRedis } from './redis/connection.js';
+import { LiveState } from './state/live-state.js';
+import { redisKeys, type RedisKeys } from './store/keys.js';
+import { EligibilityService } from './verdict/eligibility.js';
+
+export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export interface AppParts {
+  config: Config;
+  log: Logger;
+  keys: RedisKeys;
+  /** Fail-fast connection for request paths. */
+  redis: Redis;
+  state: LiveState;
+  keyStore: KeyStore;
+  auth: Authenticator;
+  budget: BudgetLimiter;
+  eligibility: EligibilityService;
+}
+
+export interface RunningApp {
+  parts: AppParts;
+  http: HttpServer | null;
+  stop(): Promise<void>;
+}
+
+export function buildParts(config: Config, log: Logger): AppParts {
+  const keys = redisKeys(config.REDIS_PREFIX);
+  const redis = createRedis(config.REDIS_URL, 'request-path', config.REDIS_COMMAND_TIMEOUT_MS);
+  const state = new LiveState(redis, keys, config.STATE_POLL_MS, log);
+  const keyStore = new KeyStore(redis, keys);
+  state.addListener({ onKeyEpochChange: () => keyStore.invalidate() });
+  const budget = new BudgetLimiter(redis, keys, (error) => state.markDown(error), () => state.redisUp);
+  const eligibility = new EligibilityService(redis, keys, state, {
+    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
+  });
+  return { config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility };
+}
+
+export function apiRoutes(parts: AppParts): Route[] {
+  return [
+    eligibilityRoute(parts),
+    healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
+  ];
+}
+
+/** Starts the roles the config asks for; stop() drains HTTP, stops workers and closes Redis. */
+export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+  const parts = buildParts(config, log);
+  await parts.state.start();
+  const http = config.ROLE === 'worker'
+    ? null
+    : await startHttpServer(apiRoutes(parts), { host: config.HOST, port: config.PORT, log });
+  if (http) log.info({ port: http.port, host: config.HOST }, 'listening');
+  return {
+    parts,
+    http,
+    async stop() {
+      await http?.close(config.SHUTDOWN_GRACE_MS);
+      parts.state.stop();
+      await parts.redis.quit().catch(() => parts.redis.disconnect());
+    },
+  };
+}

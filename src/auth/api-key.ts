@@ -1,0 +1,60 @@
+// API key format and secret handling. A key is `cek_<id>_<secret>`: the id finds the record, the secret
+// (32 random bytes, base64url) is stored only as its SHA-256 and compared in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SCOPES = ['eligibility', 'batch'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface ApiKeyRecord {
+  id: string;
+  account: string;
+  label: string;
+  scopes: Scope[];
+  status: 'active' | 'inactive';
+  /** RFC 3339, or null for a key that never expires. */
+  expires_at: string | null;
+  rate_per_minute: number;
+  created_at: string;
+}
+
+export interface StoredApiKey extends ApiKeyRecord {
+  secret_sha256: string;
+}
+
+const KEY_FORMAT = /^cek_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+export function parseApiKey(presented: string): { id: string; secret: string } | null {
+  const match = KEY_FORMAT.exec(presented);
+  return match?.[1] && match[2] ? { id: match[1], secret: match[2] } : null;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Constant-time comparison of a presented secret with a stored SHA-256 hex digest. */
+export function secretMatches(secret: string, storedSha256Hex: string): boolean {
+  const presented = createHash('sha256').update(secret).digest();
+  const stored = Buffer.from(storedSha256Hex, 'hex');
+  return stored.length === presented.length && timingSafeEqual(presented, stored);
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+export function generateApiKey(): { id: string; secret: string; plaintext: string } {
+  const bytes = randomBytes(12);
+  const id = [...bytes].map((byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
+  const secret = randomBytes(32).toString('base64url');
+  return { id, secret, plaintext: `cek_${id}_${secret}` };
+}
+
+export type KeyRejection = 'missing' | 'malformed' | 'unknown' | 'wrong_secret' | 'inactive' | 'expired';
+
+/** Checks a stored key against a presented secret at a point in time; the reason is for logs only. */
+export function checkKey(stored: StoredApiKey | null, secret: string, nowMs: number): KeyRejection | null {
+  if (!stored) return 'unknown';
+  if (!secretMatches(secret, stored.secret_sha256)) return 'wrong_secret';
+  if (stored.status !== 'active') return 'inactive';
+  if (stored.expires_at !== null && Date.parse(stored.expires_at) <= nowMs) return 'expired';
+  return null;
+}

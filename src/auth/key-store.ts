@@ -1,0 +1,90 @@
+// API key records in Redis, with an in-process cache so the hot path does not read Redis per request.
+// Every change bumps keys:epoch; the live-state poller clears this cache when the epoch moves (≤ 1 s).
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { RedisKeys } from '../store/keys.js';
+import { SCOPES, type ApiKeyRecord, type Scope, type StoredApiKey } from './api-key.js';
+
+const MISSING = Symbol('missing');
+type CacheEntry = StoredApiKey | typeof MISSING;
+
+export function toHashFields(key: StoredApiKey): Record<string, string> {
+  return {
+    id: key.id, account: key.account, label: key.label, scopes: key.scopes.join(','), status: key.status,
+    expires_at: key.expires_at ?? '', rate_per_minute: String(key.rate_per_minute), created_at: key.created_at,
+    secret_sha256: key.secret_sha256,
+  };
+}
+
+export function fromHashFields(fields: Record<string, string>): StoredApiKey | null {
+  if (!fields.id || !fields.secret_sha256) return null;
+  return {
+    id: fields.id,
+    account: fields.account ?? '',
+    label: fields.label ?? '',
+    scopes: (fields.scopes ?? '').split(',').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope)),
+    status: fields.status === 'active' ? 'active' : 'inactive',
+    expires_at: fields.expires_at ? fields.expires_at : null,
+    rate_per_minute: Number(fields.rate_per_minute) || 1,
+    created_at: fields.created_at ?? '',
+    secret_sha256: fields.secret_sha256,
+  };
+}
+
+export function publicRecord(key: StoredApiKey): ApiKeyRecord {
+  const { secret_sha256: _hidden, ...record } = key;
+  return record;
+}
+
+export class KeyStore {
+  private readonly cache = new LRUCache<string, CacheEntry>({ max: 50_000 });
+
+  constructor(private readonly redis: Redis, private readonly keys: RedisKeys) {}
+
+  /** The key record by id, from cache or Redis; null when unknown. Throws when Redis fails. */
+  async find(id: string): Promise<StoredApiKey | null> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return cached === MISSING ? null : cached;
+    const record = fromHashFields(await this.redis.hgetall(this.keys.apiKey(id)));
+    // Unknown ids are cached briefly so random keys cannot turn every request into a Redis read.
+    this.cache.set(id, record ?? MISSING, record ? {} : { ttl: 1000 });
+    return record;
+  }
+
+  /** Drops every cached record; called when keys:epoch moves. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+}
+
+/** Writes for operators (CLI). Each bumps the epoch so every replica drops its cache. */
+export class KeyAdmin {
+  constructor(private readonly redis: Redis, private readonly keys: RedisKeys) {}
+
+  async save(key: StoredApiKey): Promise<void> {
+    await this.redis.multi()
+      .hset(this.keys.apiKey(key.id), toHashFields(key))
+      .sadd(this.keys.apiKeyIndex, key.id)
+      .incr(this.keys.apiKeyEpoch)
+      .exec();
+  }
+
+  async get(id: string): Promise<StoredApiKey | null> {
+    return fromHashFields(await this.redis.hgetall(this.keys.apiKey(id)));
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const ids = await this.redis.smembers(this.keys.apiKeyIndex);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((key): key is StoredApiKey => key !== null).map(publicRecord)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  async setStatus(id: string, status: 'active' | 'inactive'): Promise<StoredApiKey | null> {
+    const existing = await this.get(id);
+    if (!existing) return null;
+    const updated = { ...existing, status };
+    await this.save(updated);
+    return updated;
+  }
+}

@@ -1,0 +1,68 @@
+// `carrier-eligibility keys create|list|disable|enable`: API keys are issued and managed only here.
+import { InvalidArgumentError, type Command } from 'commander';
+import { generateApiKey, hashSecret, SCOPES, type Scope } from '../../auth/api-key.js';
+import { KeyAdmin, publicRecord } from '../../auth/key-store.js';
+import { CliError, printJson, withContext } from '../context.js';
+
+function parseScopes(value: string): Scope[] {
+  const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`scopes must be a comma list of ${SCOPES.join(', ')}`);
+  }
+  return [...new Set(scopes)] as Scope[];
+}
+
+function parsePositiveInt(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer');
+  return number;
+}
+
+function parseIsoDate(value: string): string {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw new InvalidArgumentError('must be an ISO 8601 date or date-time');
+  return new Date(ms).toISOString();
+}
+
+export function register(program: Command): void {
+  const keys = program.command('keys').description('issue and manage API keys');
+
+  keys.command('create')
+    .description('create a key; prints the plaintext key once, with its record, as one JSON object')
+    .requiredOption('--account <account>', 'account (customer) the key belongs to')
+    .requiredOption('--scopes <scopes>', `comma list of scopes: ${SCOPES.join(', ')}`, parseScopes)
+    .option('--rate-per-minute <n>', 'budget per sliding minute (default: RATE_PER_MINUTE_DEFAULT)', parsePositiveInt)
+    .option('--expires-at <iso>', 'expiry date-time (RFC 3339)', parseIsoDate)
+    .option('--label <label>', 'free-text label', '')
+    .action(async (options: { account: string; scopes: Scope[]; ratePerMinute?: number; expiresAt?: string; label: string }) => {
+      await withContext(async ({ config, redis, keys: redisKeys }) => {
+        const { id, secret, plaintext } = generateApiKey();
+        const stored = {
+          id, account: options.account, label: options.label, scopes: options.scopes, status: 'active' as const,
+          expires_at: options.expiresAt ?? null, rate_per_minute: options.ratePerMinute ?? config.RATE_PER_MINUTE_DEFAULT,
+          created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
+        };
+        await new KeyAdmin(redis, redisKeys).save(stored);
+        printJson({ key: plaintext, record: publicRecord(stored) });
+      });
+    });
+
+  keys.command('list')
+    .description('list key records (never secrets) as a JSON array')
+    .action(async () => {
+      await withContext(async ({ redis, keys: redisKeys }) => printJson(await new KeyAdmin(redis, redisKeys).list()));
+    });
+
+  for (const [name, status] of [['disable', 'inactive'], ['enable', 'active']] as const) {
+    keys.command(`${name} <id>`)
+      .description(`${name} a key; every replica sees it within a second`)
+      .action(async (id: string) => {
+        await withContext(async ({ redis, keys: redisKeys }) => {
+          const updated = await new KeyAdmin(redis, redisKeys).setStatus(id, status);
+          if (!updated) throw new CliError(`no key with id ${id}`);
+          printJson(publicRecord(updated));
+        });
+      });
+  }
+}

@@ -1,0 +1,66 @@
+// POST /v1/eligibility. Order of checks: 401 → 403 → 429 → 400/422 → verdict. Backend trouble at any step
+// becomes a 200 degraded verdict (eligible: false), never an error status.
+import { z } from 'zod';
+import type { Authenticator } from '../../auth/authenticate.js';
+import { normaliseMcNumber } from '../../core/mc-number.js';
+import { AppError } from '../../errors.js';
+import { rateLimitHeaders, type BudgetLimiter } from '../../ratelimit/budget.js';
+import type { EligibilityService, Verdict } from '../../verdict/eligibility.js';
+import { parseJsonBody } from '../json-body.js';
+import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+
+export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
+
+const MC_FORMAT_MESSAGE = 'must be 1–8 digits, optionally prefixed with MC, MC-, MC# or "MC "';
+
+const eligibilityRequest = z.object({
+  mc_number: z.string({ error: 'is required and must be a string' })
+    .refine((value) => normaliseMcNumber(value) !== null, { message: MC_FORMAT_MESSAGE }),
+});
+
+export interface EligibilityDeps {
+  auth: Authenticator;
+  budget: BudgetLimiter;
+  eligibility: EligibilityService;
+}
+
+function verdictResponse(verdict: Verdict, headers: Record<string, string>, keyId: string | null): HttpResponse {
+  return {
+    status: 200,
+    headers: { 'cache-control': 'no-store', ...headers },
+    json: verdict,
+    log: {
+      key_id: keyId, decision_id: verdict.decision_id, mc_number: verdict.mc_number, eligible: verdict.eligible,
+      tier: verdict.tier, reasons: verdict.reasons, ruleset_version: verdict.ruleset_version,
+      data_as_of: verdict.data_as_of, cache_hit: verdict.cache_hit,
+    },
+  };
+}
+
+export function eligibilityRoute(deps: EligibilityDeps): Route {
+  return {
+    method: 'POST',
+    pattern: '/v1/eligibility',
+    maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
+    async handler(request: HttpRequest): Promise<HttpResponse> {
+      const auth = await deps.auth.authenticate(request.headers['x-api-key'], 'eligibility', request.requestId);
+      if (auth.kind === 'backend_unavailable') {
+        const { mc_number } = parseJsonBody(request.body, eligibilityRequest);
+        const verdict = await deps.eligibility.evaluate(normaliseMcNumber(mc_number) ?? mc_number, false);
+        return verdictResponse(verdict, {}, null);
+      }
+      const { key } = auth;
+      const budget = await deps.budget.consume(key.id, key.rate_per_minute);
+      const limitHeaders = rateLimitHeaders(budget);
+      if (!budget.allowed) {
+        throw new AppError('rate_limited', `The budget of ${budget.limit} checks per minute is spent; retry later.`, {
+          headers: { 'retry-after': String(budget.retryAfterSeconds), ...limitHeaders },
+        });
+      }
+      const { mc_number } = parseJsonBody(request.body, eligibilityRequest);
+      const mc = normaliseMcNumber(mc_number) ?? mc_number;
+      const verdict = await deps.eligibility.evaluate(mc, !budget.fromFallback);
+      return verdictResponse(verdict, limitHeaders, key.id);
+    },
+  };
+}

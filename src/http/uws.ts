@@ -1,0 +1,206 @@
+// The only module that touches uWebSockets.js objects. uWS rules it follows: copy everything needed from the
+// request before the first await (the request object dies when the handler returns), register onAborted before
+// any await, cork every group of writes, and read bodies with a size cap.
+import { STATUS_CODES } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import uWS from 'uWebSockets.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { toProblem } from './problem.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface HttpRequest {
+  method: Method;
+  path: string;
+  query: string;
+  headers: Readonly<Record<string, string>>;
+  params: readonly string[];
+  body: Buffer;
+  requestId: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** JSON-serialisable body (sent as JSON), a ready string, or a stream of chunks. */
+  json?: unknown;
+  text?: string;
+  stream?: AsyncIterable<string>;
+  /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
+  log?: Record<string, unknown>;
+}
+
+export interface Route {
+  method: Method;
+  pattern: string;
+  maxBodyBytes: number;
+  handler: (request: HttpRequest) => Promise<HttpResponse>;
+}
+
+/** The registry republish silently falls back to a JS shim when its binary fails to load; we refuse that. */
+export function assertNativeUws(): void {
+  if (!String(uWS.App).includes('[native code]')) {
+    throw new Error('uWebSockets.js native binary did not load (JS fallback detected); refusing to start. '
+      + 'Needs Node 20 on linux x64 with glibc ≥ 2.36: reinstall with `npm ci`.');
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+
+interface Exchange {
+  res: uWS.HttpResponse;
+  aborted: boolean;
+}
+
+function writeResponse(exchange: Exchange, requestId: string, response: HttpResponse): Promise<void> {
+  if (exchange.aborted) return Promise.resolve();
+  const { res } = exchange;
+  const head = (contentType: string) => {
+    res.writeStatus(statusLine(response.status));
+    res.writeHeader('x-request-id', requestId);
+    res.writeHeader('content-type', contentType);
+    for (const [name, value] of Object.entries(response.headers ?? {})) {
+      if (name !== 'content-type') res.writeHeader(name, value);
+    }
+  };
+  const contentType = response.headers?.['content-type'] ?? 'application/json';
+  if (response.stream) return streamResponse(exchange, response.stream, () => head(contentType));
+  const body = response.json !== undefined ? JSON.stringify(response.json) : response.text ?? '';
+  res.cork(() => {
+    head(contentType);
+    res.end(body);
+  });
+  return Promise.resolve();
+}
+
+async function streamResponse(exchange: Exchange, chunks: AsyncIterable<string>, head: () => void): Promise<void> {
+  const { res } = exchange;
+  res.cork(head);
+  for await (const chunk of chunks) {
+    if (exchange.aborted) return;
+    let accepted = true;
+    res.cork(() => {
+      accepted = res.write(chunk);
+    });
+    if (!accepted) {
+      // Backpressure: wait until uWS has drained its buffer before producing more.
+      await new Promise<void>((resolve) => res.onWritable(() => {
+        resolve();
+        return true;
+      }));
+    }
+  }
+  if (!exchange.aborted) res.cork(() => res.end());
+}
+
+function readBody(exchange: Exchange, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    exchange.res.onData((chunk, isLast) => {
+      if (size < 0) return;
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        size = -1;
+        reject(new AppError('payload_too_large', `Request body exceeds ${maxBytes} bytes.`));
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback returns, so copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk.slice(0))));
+      if (isLast) resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+export interface HttpServer {
+  port: number;
+  inFlight(): number;
+  /** Stops accepting connections and waits (up to graceMs) for in-flight requests to finish. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function startHttpServer(routes: Route[], options: { host: string; port: number; log: Logger }): Promise<HttpServer> {
+  assertNativeUws();
+  const app = uWS.App();
+  let inFlight = 0;
+  const { log } = options;
+
+  const serve = (route: Route | null, allowed: Method[]) => (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    const exchange: Exchange = { res, aborted: false };
+    res.onAborted(() => {
+      exchange.aborted = true;
+    });
+    const started = performance.now();
+    const incomingId = req.getHeader('x-request-id');
+    const headers: Record<string, string> = {};
+    req.forEach((name, value) => {
+      headers[name] = value;
+    });
+    const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
+    const request: HttpRequest = {
+      method,
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      params: route ? route.pattern.split('/').filter((part) => part.startsWith(':')).map((_, index) => req.getParameter(index) ?? '') : [],
+      body: Buffer.alloc(0),
+      requestId: REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+    };
+    inFlight += 1;
+    void (async () => {
+      let response: HttpResponse;
+      try {
+        if (!route) {
+          throw allowed.length > 0
+            ? new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } })
+            : new AppError('route_not_found', `No endpoint at ${request.path}.`);
+        }
+        const declared = Number(headers['content-length'] ?? '0');
+        if (declared > route.maxBodyBytes) throw new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`);
+        if (method === 'POST') request.body = await readBody(exchange, route.maxBodyBytes);
+        response = await route.handler(request);
+      } catch (error) {
+        if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
+        const problem = toProblem(error, request.path);
+        response = { status: problem.status, headers: problem.headers, json: problem.body };
+      }
+      try {
+        await writeResponse(exchange, request.requestId, response);
+      } catch (error) {
+        log.error({ err: error, request_id: request.requestId }, 'failed to write response');
+      } finally {
+        inFlight -= 1;
+        log.info({
+          request_id: request.requestId, method, path: request.path, status: response.status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted, ...response.log,
+        }, 'request');
+      }
+    })();
+  };
+
+  const patterns = new Map<string, Method[]>();
+  for (const route of routes) {
+    patterns.set(route.pattern, [...(patterns.get(route.pattern) ?? []), route.method]);
+    const register = { GET: app.get, POST: app.post, DELETE: app.del }[route.method].bind(app);
+    register(route.pattern, serve(route, []));
+  }
+  for (const [pattern, methods] of patterns) app.any(pattern, serve(null, methods));
+  app.any('/*', serve(null, []));
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(options.host, options.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${options.host}:${options.port}`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+
+  return {
+    port,
+    inFlight: () => inFlight,
+    async close(graceMs: number) {
+      uWS.us_listen_socket_close(listenSocket);
+      const deadline = Date.now() + graceMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// The single-check use case: snapshot lookup through the in-process LRU, then the pure decide().
+// Any Redis failure marks the replica's backend down and yields a degraded verdict, never an exception.
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { v7 as uuidv7 } from 'uuid';
+import type { CarrierLookup } from '../core/carrier.js';
+import { decide, type Decision } from '../core/decide.js';
+import { decodeCarrier } from '../store/carrier-codec.js';
+import { carrierBucket, type RedisKeys } from '../store/keys.js';
+import type { LiveState } from '../state/live-state.js';
+
+/** The verdict as the API returns it: the spec's ten fields, then the two additive ones. */
+export interface Verdict {
+  eligible: boolean;
+  found: boolean;
+  tier: Decision['tier'];
+  reasons: Decision['reasons'];
+  degraded: boolean;
+  decision_id: string;
+  ruleset_version: number | null;
+  data_as_of: string | null;
+  evaluated_at: string;
+  cache_hit: boolean;
+  mc_number: string;
+  carrier: Decision['carrier'];
+}
+
+export interface EligibilityOptions {
+  cacheMax: number;
+  maxDataAgeSeconds: number;
+  now?: () => number;
+}
+
+export class EligibilityService {
+  private readonly cache: LRUCache<string, CarrierLookup>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly state: LiveState,
+    private readonly options: EligibilityOptions,
+  ) {
+    this.cache = new LRUCache({ max: options.cacheMax });
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Verdict for a normalised MC number. `backendOk` lets the caller pass in what it already learned on this
+   * request (the budget draw is a Redis call too), so a failure there degrades the verdict as well.
+   */
+  async evaluate(mc: string, backendOk = true): Promise<Verdict> {
+    const { snapshot, ruleset } = this.state;
+    let lookup: CarrierLookup | null = null;
+    let cacheHit = false;
+    let backendAvailable = backendOk && this.state.redisUp;
+    if (backendAvailable && snapshot) {
+      const cacheKey = `${snapshot.version}:${mc}`;
+      const cached = this.cache.get(cacheKey);
+      if (cached) {
+        lookup = cached;
+        cacheHit = true;
+      } else {
+        try {
+          const encoded = await this.redis.hget(this.keys.carrierBucket(snapshot.version, carrierBucket(mc)), mc);
+          lookup = decodeCarrier(mc, encoded);
+          // Negative results are cached too, so random MC numbers cannot hammer Redis.
+          this.cache.set(cacheKey, lookup);
+        } catch (error) {
+          this.state.markDown(error);
+          backendAvailable = false;
+        }
+      }
+    }
+    const nowMs = this.now();
+    const decision = decide({
+      lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
+    });
+    return toVerdict(decision, mc, nowMs, cacheHit && !decision.degraded);
+  }
+}
+
+export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHit: boolean): Verdict {
+  return {
+    eligible: decision.eligible,
+    found: decision.found,
+    tier: decision.tier,
+    reasons: decision.reasons,
+    degraded: decision.degraded,
+    decision_id: uuidv7({ msecs: nowMs }),
+    ruleset_version: decision.ruleset_version,
+    data_as_of: decision.data_as_of,
+    evaluated_at: new Date(nowMs).toISOString(),
+    cache_hit: cacheHit,
+    mc_number: mc,
+    carrier: decision.carrier,
+  };
+}
