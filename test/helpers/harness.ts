@@ -1,0 +1,106 @@
+// Integration-test harness: starts the real service (uWS on a free port, real Redis) under a random key
+// prefix, plus helpers to issue keys, publish rule sets and write snapshots. Nothing here mocks Redis.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { generateApiKey, hashSecret, type Scope, type StoredApiKey } from '../../src/auth/api-key.js';
+import { KeyAdmin } from '../../src/auth/key-store.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
+import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
+import { createLogger } from '../../src/log.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { redisKeys, type RedisKeys } from '../../src/store/keys.js';
+import { publishRuleSet } from '../../src/store/rulesets.js';
+import { newSnapshotVersion, SnapshotWriter } from '../../src/store/snapshot-writer.js';
+
+export function randomPrefix(): string {
+  return `test:${randomBytes(5).toString('hex')}:`;
+}
+
+export interface TestApp {
+  app: RunningApp;
+  baseUrl: string;
+  config: Config;
+  /** Patient client for arranging state (not the service's own connection). */
+  redis: Redis;
+  keys: RedisKeys;
+  createKey(options?: Partial<Pick<StoredApiKey, 'scopes' | 'rate_per_minute' | 'expires_at' | 'status' | 'account'>>): Promise<{ key: string; id: string }>;
+  publishRules(rules?: RuleSet): Promise<number>;
+  /** Writes and makes current a snapshot; `ambiguous` maps MC numbers to the DOT numbers they resolve to. */
+  writeSnapshot(carriers: CarrierRecord[], meta?: Partial<Omit<SnapshotMeta, 'version'>>, ambiguous?: Record<string, string[]>): Promise<string>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
+  });
+  const redis = createRedis(config.REDIS_URL, 'background');
+  const keys = redisKeys(config.REDIS_PREFIX);
+  const app = await startApp(config, createLogger(config.LOG_LEVEL, 'test'));
+  const baseUrl = `http://127.0.0.1:${app.http?.port ?? 0}`;
+  return {
+    app, baseUrl, config, redis, keys,
+    async createKey(options = {}) {
+      const { id, secret, plaintext } = generateApiKey();
+      await new KeyAdmin(redis, keys).save({
+        id, account: options.account ?? 'acme', label: 'test', scopes: options.scopes ?? (['eligibility', 'batch'] as Scope[]),
+        status: options.status ?? 'active', expires_at: options.expires_at ?? null,
+        rate_per_minute: options.rate_per_minute ?? 100_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
+      });
+      return { key: plaintext, id };
+    },
+    async publishRules(rules = DEFAULT_RULE_SET) {
+      return (await publishRuleSet(redis, keys, rules)).version;
+    },
+    async writeSnapshot(carriers, meta = {}, ambiguous = {}) {
+      const writer = new SnapshotWriter(redis, keys, newSnapshotVersion(Date.now()));
+      await writer.begin(Date.now());
+      for (const carrier of carriers) await writer.put(carrier.mc, carrier);
+      for (const [mc, dots] of Object.entries(ambiguous)) await writer.put(mc, { ambiguous: dots });
+      const now = new Date().toISOString();
+      await writer.commit({
+        data_as_of: now, created_at: now, carrier_count: carriers.length,
+        sources: { census: { present: true, as_of: now, rows: carriers.length }, authority: { present: true, as_of: now, rows: carriers.length } },
+        ...meta,
+      });
+      return writer.version;
+    },
+    post: (path, body, headers = {}) => fetch(`${baseUrl}${path}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+    get: (path, headers = {}) => fetch(`${baseUrl}${path}`, { headers }),
+    async stop() {
+      await app.stop();
+      const doomed = await redis.keys(`${config.REDIS_PREFIX}*`);
+      for (let i = 0; i < doomed.length; i += 500) await redis.unlink(...doomed.slice(i, i + 500));
+      redis.disconnect();
+    },
+  };
+}
+
+/** A carrier that passes every rule of the default rule set; override fields to trigger reasons. */
+export function cleanCarrier(mc: string, overrides: Partial<CarrierRecord> = {}): CarrierRecord {
+  const recent = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
+  return {
+    mc, dot: String(1_000_000 + Number(mc)), legal_name: `CARRIER ${mc} LLC`, dba_name: null, usdot_status: 'A',
+    authority: { status: 'active', granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: null },
+    insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null },
+    hazmat: false, safety_rating: 'S', mcs150_date: recent, oos_order: null, hits: [],
+    ...overrides,
+  };
+}
+
+export async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<{ value: T; elapsedMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return { value, elapsedMs: Date.now() - started };
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
