@@ -56,9 +56,25 @@ export function apiRoutes(parts: AppParts): Route[] {
   ];
 }
 
+async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+    redis.on('ready', done);
+  });
+}
+
 /** Starts the roles the config asks for; stop() drains HTTP, stops workers and closes Redis. */
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const parts = buildParts(config, log);
+  // The request-path client has no offline queue, so wait briefly for the first connection; a Redis that is
+  // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.
+  await waitUntilReady(parts.redis, 2000);
   await parts.state.start();
   const http = config.ROLE === 'worker'
     ? null

@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import type { CarrierRecord, SnapshotMeta, WatchlistHit } from '../../src/core/carrier.js';
+import { decide, type DecisionInput } from '../../src/core/decide.js';
+import { REASON_CODES, REASONS, reasonsOfKind, type Reason } from '../../src/core/reasons.js';
+import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const DAY = 86_400_000;
+const daysAgo = (days: number) => new Date(NOW - days * DAY).toISOString().slice(0, 10);
+const daysAhead = (days: number) => new Date(NOW + days * DAY).toISOString().slice(0, 10);
+
+const RULESET: PublishedRuleSet = { version: 7, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET };
+const SNAPSHOT: SnapshotMeta = {
+  version: 'v1', data_as_of: '2026-11-21T06:00:00Z', created_at: '2026-11-21T06:10:00Z', carrier_count: 10,
+  sources: {
+    census: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 10 },
+    authority: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 10 },
+  },
+};
+
+function carrier(overrides: Partial<CarrierRecord> = {}): CarrierRecord {
+  return {
+    mc: '123456', dot: '344554', legal_name: 'HULL COOPERATIVE ASSOCIATION', dba_name: null, usdot_status: 'A',
+    authority: { status: 'active', granted_on: '2010-01-01', revocation_pending_on: null, revoked_on: null },
+    insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null },
+    hazmat: false, safety_rating: 'S', mcs150_date: daysAgo(100), oos_order: null, hits: [],
+    ...overrides,
+  };
+}
+
+const hit = (list: WatchlistHit['list'], exact: boolean, score: number): WatchlistHit => ({
+  list, entry_id: '1', matched_name: 'X', carrier_name: 'X', score, exact,
+});
+
+function input(overrides: Partial<DecisionInput> = {}): DecisionInput {
+  return {
+    lookup: { kind: 'found', record: carrier() }, ruleset: RULESET, snapshot: SNAPSHOT,
+    backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, ...overrides,
+  };
+}
+
+const found = (overrides: Partial<CarrierRecord>) => input({ lookup: { kind: 'found', record: carrier(overrides) } });
+const authority = (overrides: Partial<CarrierRecord['authority']>) => ({ authority: { ...carrier().authority, ...overrides } });
+const insurance = (overrides: Partial<CarrierRecord['insurance']>) => ({ insurance: { ...carrier().insurance, ...overrides } });
+
+describe('decide: one row per reason', () => {
+  const cases: Array<[Reason, DecisionInput, 'blocked' | 'conditional' | null]> = [
+    ['do_not_use', found({ hits: [hit('dnu', true, 1)] }), 'blocked'],
+    ['ofac_sdn_match', found({ hits: [hit('ofac_sdn', true, 1)] }), 'blocked'],
+    ['ofac_sdn_match', found({ hits: [hit('ofac_cons', true, 1)] }), 'blocked'],
+    ['sam_exclusion', found({ hits: [hit('sam', true, 1)] }), 'blocked'],
+    ['out_of_service_order', found({ oos_order: { since: daysAgo(3), reason: 'New Entrant Revoked - Refusal of Audit/No Contact' } }), 'blocked'],
+    ['authority_not_active', found(authority({ status: 'inactive' })), 'blocked'],
+    ['authority_not_active', found(authority({ status: 'pending' })), 'blocked'],
+    ['authority_not_active', found(authority({ status: 'none' })), 'blocked'],
+    ['authority_not_active', found(authority({ status: 'unknown' })), 'blocked'],
+    ['authority_revoked', found(authority({ revoked_on: daysAgo(10) })), 'blocked'],
+    ['authority_revoked', found(authority({ revocation_pending_on: daysAgo(1) })), 'blocked'],
+    ['unsatisfactory_safety_rating', found({ safety_rating: 'U' }), 'blocked'],
+    ['usdot_inactive', found({ usdot_status: 'I' }), 'blocked'],
+    ['usdot_inactive', found({ usdot_status: null }), 'blocked'],
+    ['possible_ofac_match', found({ hits: [hit('ofac_sdn', false, 0.95)] }), 'conditional'],
+    ['possible_sam_exclusion', found({ hits: [hit('sam', false, 0.93)] }), 'conditional'],
+    ['conditional_safety_rating', found({ safety_rating: 'C' }), 'conditional'],
+    ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: 0 })), 'conditional'],
+    ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: null })), 'conditional'],
+    ['insurance_below_minimum', found(insurance({ bipd_on_file_usd: 500_000 })), 'conditional'],
+    ['insurance_below_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 750_000 }) }), 'conditional'],
+    ['insurance_below_minimum', found(insurance({ bipd_on_file_usd: 1_000_000, bipd_required_usd: 5_000_000 })), 'conditional'],
+    ['insurance_cancellation_pending', found(insurance({ cancellation_effective_on: daysAhead(12) })), 'conditional'],
+    ['new_authority', found(authority({ granted_on: daysAgo(30) })), 'conditional'],
+    ['authority_revocation_pending', found(authority({ revocation_pending_on: daysAhead(20) })), 'conditional'],
+    ['mcs150_outdated', found({ mcs150_date: daysAgo(800) }), 'conditional'],
+    ['mcs150_outdated', found({ mcs150_date: null }), 'conditional'],
+    ['ambiguous_mc_number', input({ lookup: { kind: 'ambiguous', mc: '123456', dot_numbers: ['1', '2'] } }), 'conditional'],
+    ['carrier_not_found', input({ lookup: { kind: 'not_found' } }), null],
+    ['backend_unavailable', input({ backendAvailable: false, lookup: null }), null],
+    ['ruleset_unavailable', input({ ruleset: null }), null],
+    ['data_stale', input({ snapshot: null }), null],
+    ['data_stale', input({ snapshot: { ...SNAPSHOT, data_as_of: '2026-11-10T00:00:00Z' } }), null],
+    ['data_stale', input({ snapshot: { ...SNAPSHOT, sources: { census: SNAPSHOT.sources.census } } }), null],
+    ['data_stale', input({
+      snapshot: { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, sam: { present: true, as_of: '2026-10-01T00:00:00Z', rows: 3 } } },
+    }), null],
+  ];
+
+  it.each(cases)('%s', (reason, decisionInput, tier) => {
+    const decision = decide(decisionInput);
+    expect(decision.reasons).toContain(reason);
+    expect(decision.tier).toBe(tier);
+    expect(decision.eligible).toBe(false);
+    expect(decision.degraded).toBe(REASONS[reason].kind === 'degraded');
+    expect(decision.found).toBe(REASONS[reason].kind === 'hard_stop' || REASONS[reason].kind === 'review');
+    if (decision.degraded) expect(decision.tier).toBeNull();
+  });
+
+  it('covers every reason code in the table', () => {
+    expect(new Set(cases.map(([reason]) => reason))).toEqual(new Set(REASON_CODES));
+  });
+});
+
+describe('decide: eligible tiers', () => {
+  it('is preferred with an S rating and at least $1M BIPD', () => {
+    const decision = decide(input());
+    expect(decision).toMatchObject({ eligible: true, found: true, tier: 'preferred', reasons: [], degraded: false, ruleset_version: 7 });
+    expect(decision.carrier).toEqual({ dot_number: '344554', legal_name: 'HULL COOPERATIVE ASSOCIATION', dba_name: null });
+    expect(decision.data_as_of).toBe(SNAPSHOT.data_as_of);
+  });
+
+  it('is standard when unrated', () => {
+    expect(decide(found({ safety_rating: null }))).toMatchObject({ eligible: true, tier: 'standard', reasons: [] });
+  });
+
+  it('is standard with exactly the minimum BIPD', () => {
+    expect(decide(found(insurance({ bipd_on_file_usd: 750_000 })))).toMatchObject({ eligible: true, tier: 'standard' });
+  });
+
+  it('ignores a weak name similarity below the rule set threshold', () => {
+    expect(decide(found({ hits: [hit('ofac_sdn', false, 0.86)] }))).toMatchObject({ eligible: true });
+  });
+
+  it('ignores a cancellation beyond the warning horizon and one in the past', () => {
+    expect(decide(found(insurance({ cancellation_effective_on: daysAhead(90) })))).toMatchObject({ eligible: true });
+    expect(decide(found(insurance({ cancellation_effective_on: daysAgo(5) })))).toMatchObject({ eligible: true });
+  });
+
+  it('blocks a Conditional rating when the rule set says block', () => {
+    const strict: PublishedRuleSet = { ...RULESET, rules: { ...DEFAULT_RULE_SET, safety: { conditional: 'block' } } };
+    expect(decide({ ...found({ safety_rating: 'C' }), ruleset: strict })).toMatchObject({ tier: 'blocked', eligible: false });
+  });
+});
+
+describe('decide: ordering and degradation', () => {
+  it('lists hard stops before review reasons', () => {
+    const decision = decide(found({ safety_rating: 'C', hits: [hit('dnu', true, 1)], usdot_status: 'I' }));
+    expect(decision.reasons).toEqual(['do_not_use', 'usdot_inactive', 'conditional_safety_rating']);
+    expect(decision.tier).toBe('blocked');
+  });
+
+  it('reports every degraded reason at once and withholds the carrier', () => {
+    const decision = decide(input({ backendAvailable: false, ruleset: null, snapshot: null, lookup: null }));
+    expect(decision).toMatchObject({
+      eligible: false, found: false, tier: null, degraded: true, carrier: null, ruleset_version: null, data_as_of: null,
+      reasons: ['backend_unavailable', 'data_stale', 'ruleset_unavailable'],
+    });
+  });
+
+  it('is degraded, not eligible, for a clean carrier on stale data', () => {
+    const stale = { ...SNAPSHOT, data_as_of: new Date(NOW - 172_801_000).toISOString() };
+    expect(decide({ ...input(), snapshot: stale })).toMatchObject({ eligible: false, degraded: true, reasons: ['data_stale'] });
+  });
+});
+
+describe('decide: property — eligible never travels with a reason, degradation or absence', () => {
+  // A small deterministic generator (no dependency): every field takes a value from a pool of good and bad ones.
+  function* generated(count: number): Generator<DecisionInput> {
+    let seed = 42;
+    const pick = <T>(pool: readonly T[]): T => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return pool[seed % pool.length] as T;
+    };
+    for (let i = 0; i < count; i++) {
+      const record = carrier({
+        usdot_status: pick(['A', 'A', 'I', null]),
+        safety_rating: pick(['S', null, 'C', 'U']),
+        hazmat: pick([false, true]),
+        mcs150_date: pick([daysAgo(10), daysAgo(700), daysAgo(900), null, 'garbage']),
+        oos_order: pick([null, null, { since: null, reason: 'x' }]),
+        hits: pick([[], [], [hit('dnu', true, 1)], [hit('sam', false, 0.9)], [hit('ofac_sdn', false, 0.99)]]),
+        authority: {
+          status: pick(['active', 'active', 'inactive', 'pending', 'none', 'unknown'] as const),
+          granted_on: pick([null, '2001-01-01', daysAgo(5), 'not-a-date']),
+          revocation_pending_on: pick([null, null, daysAhead(3), daysAgo(3)]),
+          revoked_on: pick([null, null, daysAgo(1)]),
+        },
+        insurance: {
+          bipd_on_file_usd: pick([null, 0, 300_000, 750_000, 1_000_000, 5_000_000]),
+          bipd_required_usd: pick([null, 750_000, 1_000_000, 5_000_000]),
+          cancellation_effective_on: pick([null, daysAhead(2), daysAhead(200), 'bad']),
+        },
+      });
+      yield input({
+        lookup: pick([{ kind: 'found', record }, { kind: 'found', record }, { kind: 'not_found' }, null,
+          { kind: 'ambiguous', mc: '1', dot_numbers: ['1', '2'] }] as const),
+        ruleset: pick([RULESET, RULESET, null]),
+        snapshot: pick([SNAPSHOT, SNAPSHOT, null, { ...SNAPSHOT, data_as_of: 'bogus' }]),
+        backendAvailable: pick([true, true, true, false]),
+      });
+    }
+  }
+
+  it('holds over 20,000 generated inputs', () => {
+    let eligibleCount = 0;
+    for (const decisionInput of generated(20_000)) {
+      const decision = decide(decisionInput);
+      if (decision.eligible) {
+        eligibleCount++;
+        expect(decision.reasons).toEqual([]);
+        expect(decision.degraded).toBe(false);
+        expect(decision.found).toBe(true);
+        expect(['preferred', 'standard']).toContain(decision.tier);
+        expect(decisionInput.lookup?.kind).toBe('found');
+      } else {
+        expect(decision.reasons.length).toBeGreaterThan(0);
+      }
+      if (decision.degraded) {
+        expect(decision.tier).toBeNull();
+        expect(decision.reasons.every((reason) => reasonsOfKind('degraded').includes(reason))).toBe(true);
+      }
+    }
+    // The generator must actually reach the eligible branch, or the property proves nothing.
+    expect(eligibleCount).toBeGreaterThan(10);
+  });
+});

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { REASON_CODES } from '../../src/core/reasons.js';
+import { AppError, ERROR_KINDS } from '../../src/errors.js';
+import { PROBLEMS, toProblem } from '../../src/http/problem.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('problem table', () => {
+  it('has exactly one row per error kind, with a 4xx/5xx status', () => {
+    expect(Object.keys(PROBLEMS).sort()).toEqual([...ERROR_KINDS].sort());
+    for (const { status } of Object.values(PROBLEMS)) expect(status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('renders RFC 9457 bodies with a stable code and capped field errors', () => {
+    const errors = Array.from({ length: 30 }, (_, index) => ({ path: `items.${index}.mc`, message: 'must be a string' }));
+    const problem = toProblem(new AppError('validation_failed', 'bad rows', { errors, extensions: { hint: 1 } }), '/v1/batch');
+    expect(problem.status).toBe(422);
+    expect(problem.headers['content-type']).toBe('application/problem+json');
+    expect(problem.body).toMatchObject({ status: 422, code: 'validation_failed', detail: 'bad rows', instance: '/v1/batch', hint: 1 });
+    expect(String(problem.body.type)).toMatch(/validation_failed$/);
+    expect(problem.body.errors).toHaveLength(20);
+  });
+
+  it('turns anything unexpected into a generic 500 without internals', () => {
+    const problem = toProblem(new Error('ECONNREFUSED 10.0.0.7:6379 at Socket.connect'));
+    expect(problem.status).toBe(500);
+    expect(JSON.stringify(problem.body)).not.toContain('10.0.0.7');
+    expect(JSON.stringify(problem.body)).not.toContain('Socket');
+  });
+});
+
+describe('README stays in step with the code', () => {
+  it.each(ERROR_KINDS)('documents problem code %s', (kind) => {
+    expect(readme).toContain(`\`${kind}\``);
+  });
+
+  it.each(REASON_CODES)('documents reason code %s', (code) => {
+    expect(readme).toContain(`\`${code}\``);
+  });
+});
