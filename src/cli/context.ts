@@ -24,10 +24,13 @@ export async function withContext<T>(body: (context: CliContext) => Promise<T>):
   }
   const redis = createRedis(config.REDIS_URL, 'background');
   try {
+    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       redis.ping(),
-      new Promise((_, reject) => setTimeout(() => reject(new CliError(`cannot reach Redis at ${redactUrl(config.REDIS_URL)}`)), 5000)),
-    ]);
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new CliError(`cannot reach Redis at ${redactUrl(config.REDIS_URL)}`)), 5000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     return await body({ config, redis, keys: redisKeys(config.REDIS_PREFIX) });
   } finally {
     redis.disconnect();
