@@ -7,6 +7,7 @@ import { KeyStore } from './auth/key-store.js';
 import type { Config } from './config.js';
 import { eligibilityRoute } from './http/handlers/eligibility.js';
 import { healthRoute } from './http/handlers/health.js';
+import { openapiRoute } from './http/handlers/openapi.js';
 import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
@@ -53,6 +54,7 @@ export function apiRoutes(parts: AppParts): Route[] {
   return [
     eligibilityRoute(parts),
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
+    openapiRoute(),
   ];
 }
 

@@ -13,7 +13,7 @@ let token = 0;
 async function draw(keyId: string, limit: number, wanted: number, windowMs: number) {
   const [admitted, remaining, retryAfterMs, resetMs] = await scripts(redis).slidingWindowDraw(
     keys.rateLog(keyId), keys.rateSum(keyId), limit, windowMs, wanted, `t${token++}`,
-  ) as number[];
+  ) as [number, number, number, number];
   return { admitted, remaining, retryAfterMs, resetMs };
 }
 

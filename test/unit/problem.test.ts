@@ -39,3 +39,19 @@ describe('README stays in step with the code', () => {
     expect(readme).toContain(`\`${code}\``);
   });
 });
+
+describe('OpenAPI document stays in step with the code', () => {
+  const openapi = JSON.parse(readFileSync(new URL('../../src/http/openapi.json', import.meta.url), 'utf8'));
+
+  it('lists exactly the reason codes and problem codes of the code tables', () => {
+    expect(openapi.components.schemas.ReasonCode.enum).toEqual(REASON_CODES);
+    expect(openapi.components.schemas.ProblemCode.enum).toEqual([...ERROR_KINDS]);
+    expect(openapi['x-problem-statuses']).toEqual(Object.fromEntries(ERROR_KINDS.map((kind) => [kind, PROBLEMS[kind].status])));
+  });
+
+  it('describes every field of the verdict', () => {
+    expect(openapi.components.schemas.Verdict.required).toEqual([
+      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier',
+    ]);
+  });
+});
