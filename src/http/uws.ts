@@ -39,8 +39,12 @@ export interface Route {
 }
 
 /** The registry republish silently falls back to a JS shim when its binary fails to load; we refuse that. */
-export function assertNativeUws(): void {
-  if (!String(uWS.App).includes('[native code]')) {
+export function isNativeFunction(candidate: unknown): boolean {
+  return typeof candidate === 'function' && /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(candidate));
+}
+
+export function assertNativeUws(app: unknown = uWS.App): void {
+  if (!isNativeFunction(app)) {
     throw new Error('uWebSockets.js native binary did not load (JS fallback detected); refusing to start. '
       + 'Needs Node 20 on linux x64 with glibc ≥ 2.36: reinstall with `npm ci`.');
   }
