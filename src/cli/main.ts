@@ -5,6 +5,11 @@ import { SERVICE_VERSION } from '../app.js';
 import { CliError } from './context.js';
 import { register as registerKeys } from './commands/keys.js';
 import { register as registerRules } from './commands/rules.js';
+import { register as registerIngest } from './commands/ingest.js';
+import { register as registerData } from './commands/data.js';
+import { register as registerDnu } from './commands/dnu.js';
+import { register as registerSeed } from './commands/seed.js';
+import { register as registerGenerate } from './commands/generate.js';
 
 const program = new Command('carrier-eligibility')
   .description('Carrier Eligibility Decision Service: operator commands')
@@ -14,6 +19,11 @@ const program = new Command('carrier-eligibility')
 
 registerKeys(program);
 registerRules(program);
+registerIngest(program);
+registerData(program);
+registerDnu(program);
+registerSeed(program);
+registerGenerate(program);
 
 try {
   await program.parseAsync(process.argv);

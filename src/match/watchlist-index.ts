@@ -88,7 +88,7 @@ export class WatchlistIndex {
           // Jaro-Winkler cannot reach the floor when one name is less than half the other's length.
           if (Math.min(candidate.normalised.length, normalised.length) * 2 < longer) continue;
           const score = jaroWinkler(normalised, candidate.normalised);
-          if (score >= this.floor) keep(toHit(candidate.entry, carrierName, Math.round(score * 1000) / 1000, false));
+          if (score >= this.floor) keep(toHit(candidate.entry, carrierName, Math.floor(score * 1000) / 1000, false));
         }
       }
     }

@@ -1,16 +1,122 @@
 // Encoding of carrier records inside snapshot hashes. One module owns it so ingest and lookups always agree.
-// JSON for now: readable in redis-cli during an incident; the value is small enough for listpack hashes.
-import type { CarrierLookup, CarrierRecord } from '../core/carrier.js';
+// Compact delimited text, because 1M+ records must fit in < 300 bytes of Redis memory each and values must stay
+// small enough for listpack-encoded hashes: dates are base-36 day numbers, amounts base-36 dollars, the MC is
+// the hash field (not repeated), and hits (rare) ride at the end as JSON. Older JSON values still decode.
+//
+//   R|dot|legal|dba|usdot|auth|granted|rev_pending|revoked|bipd_on_file|bipd_required|cancel|hazmat|safety|mcs150|oos_since|oos_reason|hits
+//   A|dot,dot,...                                    (an MC listed under several DOT records)
+import type { AuthorityStatus, CarrierLookup, CarrierRecord, WatchlistHit } from '../core/carrier.js';
 
 export type StoredCarrier = CarrierRecord | { ambiguous: string[] };
 
+const DAY_MS = 86_400_000;
+const LEGAL_NAME_MAX = 80;
+const DBA_NAME_MAX = 60;
+const OOS_REASON_MAX = 60;
+/** revocation_pending_on = '' (an order exists, no effective date yet) is stored as this marker. */
+const NO_DATE = '-';
+
+const AUTH_CODE: Record<AuthorityStatus, string> = { active: 'a', inactive: 'i', pending: 'p', none: 'n', unknown: 'u' };
+const AUTH_STATUS = Object.fromEntries(Object.entries(AUTH_CODE).map(([status, code]) => [code, status])) as Record<string, AuthorityStatus>;
+const HIT_LISTS: ReadonlyArray<WatchlistHit['list']> = ['ofac_sdn', 'ofac_cons', 'sam', 'dnu'];
+
+function text(value: string | null, max: number): string {
+  return value === null ? '' : value.replace(/[|\r\n]/g, ' ').slice(0, max);
+}
+
+function date(value: string | null): string {
+  if (value === null) return '';
+  if (value === '') return NO_DATE;
+  const ms = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
+  return Number.isFinite(ms) ? Math.round(ms / DAY_MS).toString(36) : NO_DATE;
+}
+
+function undate(value: string | undefined): string | null {
+  if (!value) return null;
+  if (value === NO_DATE) return '';
+  return new Date(parseInt(value, 36) * DAY_MS).toISOString().slice(0, 10);
+}
+
+function amount(value: number | null): string {
+  return value === null ? '' : Math.round(value).toString(36);
+}
+
+function unamount(value: string | undefined): number | null {
+  return value ? parseInt(value, 36) : null;
+}
+
+type EncodedHit = [number, string, string, string, number, 0 | 1, string?];
+
+function encodeHits(hits: WatchlistHit[]): string {
+  if (hits.length === 0) return '';
+  return JSON.stringify(hits.map((hit): EncodedHit => {
+    const encoded: EncodedHit = [HIT_LISTS.indexOf(hit.list), hit.entry_id, hit.matched_name.slice(0, 80),
+      hit.carrier_name.slice(0, 80), hit.score, hit.exact ? 1 : 0];
+    if (hit.note) encoded.push(hit.note.slice(0, 80));
+    return encoded;
+  }));
+}
+
+function decodeHits(json: string): WatchlistHit[] {
+  if (json === '') return [];
+  return (JSON.parse(json) as EncodedHit[]).map(([list, entryId, matched, carrierName, score, exact, note]) => {
+    const hit: WatchlistHit = {
+      list: HIT_LISTS[list] ?? 'dnu', entry_id: entryId, matched_name: matched, carrier_name: carrierName, score, exact: exact === 1,
+    };
+    if (note) hit.note = note;
+    return hit;
+  });
+}
+
 export function encodeCarrier(value: StoredCarrier): string {
-  return JSON.stringify(value);
+  if ('ambiguous' in value) return `A|${value.ambiguous.join(',')}`;
+  const r = value;
+  return [
+    'R', r.dot ?? '', text(r.legal_name, LEGAL_NAME_MAX), text(r.dba_name, DBA_NAME_MAX), text(r.usdot_status, 4),
+    AUTH_CODE[r.authority.status], date(r.authority.granted_on), date(r.authority.revocation_pending_on),
+    date(r.authority.revoked_on), amount(r.insurance.bipd_on_file_usd), amount(r.insurance.bipd_required_usd),
+    date(r.insurance.cancellation_effective_on), r.hazmat ? '1' : '', text(r.safety_rating, 1), date(r.mcs150_date),
+    r.oos_order ? date(r.oos_order.since) : '', r.oos_order ? text(r.oos_order.reason || 'out-of-service order', OOS_REASON_MAX) : '',
+    encodeHits(r.hits),
+  ].join('|');
 }
 
 export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup {
   if (encoded === null) return { kind: 'not_found' };
-  const value = JSON.parse(encoded) as StoredCarrier;
-  if ('ambiguous' in value) return { kind: 'ambiguous', mc, dot_numbers: value.ambiguous };
-  return { kind: 'found', record: value };
+  if (encoded.startsWith('{')) {
+    const value = JSON.parse(encoded) as StoredCarrier;
+    if ('ambiguous' in value) return { kind: 'ambiguous', mc, dot_numbers: value.ambiguous };
+    return { kind: 'found', record: value };
+  }
+  const parts = encoded.split('|');
+  if (parts[0] === 'A') return { kind: 'ambiguous', mc, dot_numbers: (parts[1] ?? '').split(',').filter(Boolean) };
+  if (parts[0] !== 'R' || parts.length < 18) throw new Error(`undecodable carrier record for MC ${mc}`);
+  const p = (index: number): string => parts[index] ?? '';
+  return {
+    kind: 'found',
+    record: {
+      mc,
+      dot: p(1) || null,
+      legal_name: p(2),
+      dba_name: p(3) || null,
+      usdot_status: p(4) || null,
+      authority: {
+        status: AUTH_STATUS[p(5)] ?? 'unknown',
+        granted_on: undate(p(6)),
+        revocation_pending_on: undate(p(7)),
+        revoked_on: undate(p(8)),
+      },
+      insurance: {
+        bipd_on_file_usd: unamount(p(9)),
+        bipd_required_usd: unamount(p(10)),
+        cancellation_effective_on: undate(p(11)),
+      },
+      hazmat: p(12) === '1',
+      safety_rating: p(13) || null,
+      mcs150_date: undate(p(14)),
+      oos_order: p(16) ? { since: undate(p(15)), reason: p(16) } : null,
+      // Hit JSON may itself contain '|' (names), so it is everything after the 17th separator.
+      hits: decodeHits(parts.slice(17).join('|')),
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // Publishing and reading rule sets. Versions are integers from a Redis counter, so every verdict can name the
 // exact rules it applied; old versions are kept for audit.
 import type { Redis } from 'ioredis';
-import { ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
+import { DEFAULT_RULE_SET, ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
 import type { RedisKeys } from './keys.js';
 
@@ -30,4 +30,9 @@ export async function currentRuleSet(redis: Redis, keys: RedisKeys): Promise<Pub
   if (version === null) return null;
   const raw = await redis.get(keys.ruleset(Number(version)));
   return raw ? parsePublishedRuleSet(raw) : null;
+}
+
+/** Publishes the built-in default rule set unless one is already in force; returns the one in force. */
+export async function ensureRuleSet(redis: Redis, keys: RedisKeys): Promise<PublishedRuleSet> {
+  return (await currentRuleSet(redis, keys)) ?? publishRuleSet(redis, keys, DEFAULT_RULE_SET);
 }

@@ -1,11 +1,22 @@
 // Writes one complete snapshot version, then flips the pointer: readers never see a half-written version
-// because they only read the version named by snapshot:current, and that is set last.
+// because they only read the version named by snapshot:current, and that is set last (in one MULTI with
+// the meta, so a replica can never read a pointer whose meta is missing).
+//
+// Housekeeping keys (all derived from keys.snapshotVersions so keys.ts stays the one layout):
+//   snapshot:versions          zset  version → start ms   versions being written (orphans after a crash)
+//   snapshot:versions:retired  zset  version → due ms     replaced versions, removed after the grace period
+//   snapshot:versions:lock     string {pid, host, at}     one ingest at a time
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
 
-const FLUSH_EVERY = 2000;
+const FLUSH_EVERY = 5000;
+export const RETIRE_GRACE_MS = 60_000;
+
+export const retiredKey = (keys: RedisKeys) => `${keys.snapshotVersions}:retired`;
+export const lockKey = (keys: RedisKeys) => `${keys.snapshotVersions}:lock`;
 
 export function newSnapshotVersion(nowMs: number): string {
   return `v${nowMs.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -15,6 +26,7 @@ export class SnapshotWriter {
   private pending = 0;
   private pipeline;
   private written = 0;
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(private readonly redis: Redis, private readonly keys: RedisKeys, readonly version: string) {
     this.pipeline = redis.pipeline();
@@ -31,31 +43,44 @@ export class SnapshotWriter {
     if (++this.pending >= FLUSH_EVERY) await this.flush();
   }
 
+  /** Counts records written (an MC overwritten later, e.g. turned ambiguous, counts once per put). */
   get count(): number {
     return this.written;
   }
 
+  /** Sends the batch while the caller keeps parsing; at most one batch waits in flight (bounded memory). */
   private async flush(): Promise<void> {
+    await this.inFlight;
     if (this.pending === 0) return;
     const pipeline = this.pipeline;
     this.pipeline = this.redis.pipeline();
     this.pending = 0;
-    const results = await pipeline.exec();
-    const failure = results?.find(([error]) => error);
-    if (failure?.[0]) throw failure[0];
+    this.inFlight = pipeline.exec().then((results) => {
+      const failure = results?.find(([error]) => error);
+      if (failure?.[0]) throw failure[0];
+    });
   }
 
-  /** Writes the meta and makes this version current; returns the version it replaced. */
-  async commit(meta: Omit<SnapshotMeta, 'version'>): Promise<string | null> {
+  /** Writes the meta and makes this version current; returns the version it replaced (now retired). */
+  async commit(meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS): Promise<string | null> {
     await this.flush();
+    await this.inFlight;
     const full: SnapshotMeta = { ...meta, version: this.version };
-    await this.redis.set(this.keys.snapshotMeta(this.version), JSON.stringify(full));
-    const previous = await this.redis.getset(this.keys.snapshotCurrent, this.version);
+    const previous = await this.redis.get(this.keys.snapshotCurrent);
+    const transaction = this.redis.multi()
+      .set(this.keys.snapshotMeta(this.version), JSON.stringify(full))
+      .set(this.keys.snapshotCurrent, this.version)
+      .zrem(this.keys.snapshotVersions, this.version);
+    if (previous && previous !== this.version) transaction.zadd(retiredKey(this.keys), nowMs + graceMs, previous);
+    const results = await transaction.exec();
+    const failure = results?.find(([error]) => error);
+    if (!results || failure?.[0]) throw failure?.[0] ?? new Error('snapshot commit transaction aborted');
     return previous;
   }
 
   /** Removes every key of this version; safe to call on a version that was never committed. */
   async abort(): Promise<void> {
+    await this.inFlight.catch(() => undefined);
     this.pipeline = this.redis.pipeline();
     this.pending = 0;
     await removeSnapshotVersion(this.redis, this.keys, this.version);
@@ -63,16 +88,66 @@ export class SnapshotWriter {
 }
 
 export async function removeSnapshotVersion(redis: Redis, keys: RedisKeys, version: string): Promise<void> {
+  if ((await redis.get(keys.snapshotCurrent)) === version) throw new Error(`refusing to remove the current snapshot ${version}`);
   for (let start = 0; start < CARRIER_BUCKETS; start += 1024) {
-    const batch: string[] = [];
-    for (let bucket = start; bucket < Math.min(start + 1024, CARRIER_BUCKETS); bucket++) {
-      batch.push(keys.carrierBucket(version, bucket));
-    }
     // UNLINK frees memory off the main thread; one key per command keeps it cluster-safe.
     const pipeline = redis.pipeline();
-    for (const key of batch) pipeline.unlink(key);
+    for (let bucket = start; bucket < Math.min(start + 1024, CARRIER_BUCKETS); bucket++) {
+      pipeline.unlink(keys.carrierBucket(version, bucket));
+    }
     await pipeline.exec();
   }
-  await redis.unlink(keys.snapshotMeta(version));
-  await redis.zrem(keys.snapshotVersions, version);
+  await redis.multi().unlink(keys.snapshotMeta(version)).zrem(keys.snapshotVersions, version).zrem(retiredKey(keys), version).exec();
+}
+
+/**
+ * Removes retired versions whose grace period is over and versions an ingest started but never committed
+ * (killed or crashed). Call only while holding the ingest lock, so "being written" means "orphaned".
+ */
+export async function cleanupSnapshots(redis: Redis, keys: RedisKeys, nowMs: number, except?: string): Promise<string[]> {
+  const current = await redis.get(keys.snapshotCurrent);
+  const due = await redis.zrangebyscore(retiredKey(keys), '-inf', nowMs);
+  const orphans = await redis.zrange(keys.snapshotVersions, 0, -1);
+  const removed: string[] = [];
+  for (const version of new Set([...due, ...orphans])) {
+    if (version === current || version === except) continue;
+    await removeSnapshotVersion(redis, keys, version);
+    removed.push(version);
+  }
+  return removed;
+}
+
+export class IngestLockedError extends Error {}
+
+interface LockHolder { pid: number; host: string; at: number }
+
+function alive(holder: LockHolder): boolean {
+  if (holder.host !== hostname()) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One ingest at a time. The lock expires on its own (TTL, refreshed while held); a holder on this host whose
+ * process is gone (SIGKILL) is taken over at once, so the next ingest does not wait out the TTL.
+ */
+export async function acquireIngestLock(redis: Redis, keys: RedisKeys, ttlMs = 30_000): Promise<() => Promise<void>> {
+  const key = lockKey(keys);
+  const value = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() } satisfies LockHolder);
+  if ((await redis.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK') {
+    const raw = await redis.get(key);
+    const holder = raw ? (JSON.parse(raw) as LockHolder) : null;
+    if (holder && alive(holder)) throw new IngestLockedError(`another ingest is running (pid ${holder.pid} on ${holder.host})`);
+    await redis.set(key, value, 'PX', ttlMs);
+  }
+  const timer = setInterval(() => void redis.pexpire(key, ttlMs).catch(() => undefined), ttlMs / 3);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    if ((await redis.get(key)) === value) await redis.del(key);
+  };
 }

@@ -1,0 +1,75 @@
+// The broker's own do-not-use list: a CSV (mc_number,reason,added_at,expires_at) and/or the live Redis hash
+// keys.doNotUse (MC → JSON {reason, added_at, expires_at}) maintained with `carrier-eligibility dnu`.
+// Ingest merges both into the snapshot as `dnu` hits. An expired entry (expires_at before today) is ignored.
+import type { Redis } from 'ioredis';
+import { normaliseMcNumber } from '../core/mc-number.js';
+import type { RedisKeys } from '../store/keys.js';
+import { readCsv } from './csv.js';
+import { IngestError } from './errors.js';
+import { HeaderMap } from './fields.js';
+import type { SourceStats } from './sources/common.js';
+
+export interface DnuEntry {
+  reason: string;
+  added_at: string;
+  expires_at: string | null;
+}
+
+/** Validates one entry; returns the normalised MC or a reason it is unusable. */
+export function parseDnuEntry(mcRaw: string, reason: string, addedAt: string, expiresAt: string):
+  { mc: string; entry: DnuEntry } | { error: string; field: string } {
+  const mc = normaliseMcNumber(mcRaw);
+  if (!mc) return { error: `not an MC number: "${mcRaw}"`, field: 'mc_number' };
+  if (reason.trim() === '') return { error: 'reason is required', field: 'reason' };
+  const added = addedAt.trim() === '' ? new Date().toISOString() : addedAt.trim();
+  if (Number.isNaN(Date.parse(added))) return { error: `not a date: "${addedAt}"`, field: 'added_at' };
+  const expires = expiresAt.trim() === '' ? null : expiresAt.trim();
+  if (expires !== null && Number.isNaN(Date.parse(expires))) return { error: `not a date: "${expiresAt}"`, field: 'expires_at' };
+  return { mc, entry: { reason: reason.trim(), added_at: added, expires_at: expires } };
+}
+
+export function isDnuActive(entry: DnuEntry, nowMs: number): boolean {
+  return entry.expires_at === null || Date.parse(entry.expires_at) > nowMs;
+}
+
+export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (bytes: number) => void): Promise<Map<string, DnuEntry>> {
+  const entries = new Map<string, DnuEntry>();
+  let header: HeaderMap | null = null;
+  for await (const { row, cells } of readCsv(file, { onBytes })) {
+    if (!header) {
+      header = new HeaderMap(file, cells, ['mc_number', 'reason']);
+      continue;
+    }
+    stats.rows += 1;
+    const fields = header.reader(row, cells);
+    const parsed = parseDnuEntry(fields.text('mc_number'), fields.text('reason'), fields.text('added_at'), fields.text('expires_at'));
+    if ('error' in parsed) throw new IngestError(file, row, parsed.field, parsed.error);
+    entries.set(parsed.mc, parsed.entry);
+  }
+  return entries;
+}
+
+export async function readDnuHash(redis: Redis, keys: RedisKeys): Promise<Map<string, DnuEntry>> {
+  const entries = new Map<string, DnuEntry>();
+  const stream = redis.hscanStream(keys.doNotUse, { count: 1000 });
+  for await (const chunk of stream as AsyncIterable<string[]>) {
+    for (let i = 0; i + 1 < chunk.length; i += 2) {
+      const mc = chunk[i] as string;
+      try {
+        entries.set(mc, JSON.parse(chunk[i + 1] as string) as DnuEntry);
+      } catch {
+        // A hand-edited value still blocks: fail closed with the raw text as the reason.
+        entries.set(mc, { reason: chunk[i + 1] as string, added_at: '', expires_at: null });
+      }
+    }
+  }
+  return entries;
+}
+
+export async function addDnu(redis: Redis, keys: RedisKeys, mc: string, entry: DnuEntry): Promise<void> {
+  await redis.hset(keys.doNotUse, mc, JSON.stringify(entry));
+}
+
+export async function removeDnu(redis: Redis, keys: RedisKeys, mc: string): Promise<boolean> {
+  return (await redis.hdel(keys.doNotUse, mc)) > 0;
+}

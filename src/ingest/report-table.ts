@@ -1,0 +1,35 @@
+// The final table an operator reads after an ingest: rows read and skipped per file, carriers built,
+// flags by reason (under the default rule set, evaluated at ingest time).
+import type { IngestReport } from './run.js';
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')).join('\n');
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+export function formatIngestReport(report: IngestReport): string {
+  const files = table([
+    ['source', 'rows read', 'rejected/skipped', 'why skipped'],
+    ...report.files.map((file) => [
+      file.source, n(file.stats.rows), n(file.stats.skippedTotal),
+      [...file.stats.skipped].map(([reason, count]) => `${reason} ${n(count)}`).join('; '),
+    ]),
+  ]);
+  const reasons = Object.entries(report.reasons).filter(([, count]) => (count ?? 0) > 0).sort(([, a], [, b]) => (b ?? 0) - (a ?? 0));
+  const flags = table([['reason', 'carriers'], ...reasons.map(([reason, count]) => [reason, n(count ?? 0)])]);
+  const absent = Object.entries(report.meta.sources).filter(([, source]) => !source?.present).map(([name]) => name);
+  return [
+    `snapshot ${report.version} is current (replaced ${report.previous ?? 'nothing'}); data_as_of ${report.meta.data_as_of}`,
+    '',
+    files,
+    '',
+    `carriers built: ${n(report.carriers)} (eligible under the default rules: ${n(report.eligible)}; ambiguous MC: ${n(report.ambiguous)})`,
+    absent.length > 0 ? `sources not given (recorded as present: false): ${absent.join(', ')}` : 'all sources present',
+    '',
+    flags,
+    '',
+    `took ${(report.durationMs / 1000).toFixed(1)} s; warnings: ${report.warnings.length}; old versions removed: ${report.removedVersions.length}`,
+  ].join('\n');
+}

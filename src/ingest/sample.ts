@@ -1,0 +1,148 @@
+// The bundled sample goes through the same ingest as production files. seedSample() writes the sample files
+// (real layouts) into a temp dir with dates relative to now, then runs the normal ingest on them, so the demo
+// verdicts in DEMO_CARRIERS hold on any future date. `scripts/make-sample.ts` writes the same files to sample/.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from '../store/keys.js';
+import {
+  CENSUS_COLUMNS, csvLine, isoDaysFrom, legacyCarrierLine, mmddyyyy, OOS_COLUMNS, pad, quotedLine, REVOCATION_HEADER,
+  SAM_V2_COLUMNS, yyyymmdd,
+} from './layouts.js';
+import { consoleProgress, silentProgress } from './progress.js';
+import { runIngest, type IngestFiles, type IngestReport } from './run.js';
+import { SAMPLE_CARRIERS, type SampleCarrier } from './sample-carriers.js';
+
+export { DEMO_CARRIERS, type DemoCarrier } from './sample-carriers.js';
+
+function censusRow(c: SampleCarrier, dot: number, nowMs: number): string {
+  const values: Record<string, string> = {
+    MCS150_DATE: `${yyyymmdd(isoDaysFrom(nowMs, -(c.mcs150DaysAgo ?? 120)))} 0000`,
+    ADD_DATE: yyyymmdd(isoDaysFrom(nowMs, -(c.addDaysAgo ?? 3000))),
+    STATUS_CODE: c.usdotStatus ?? 'A', DOT_NUMBER: String(dot), CARRIER_OPERATION: 'A', POWER_UNITS: '12',
+    DOCKET1PREFIX: 'MC', DOCKET1: String(c.mc), DOCKET1_STATUS_CODE: 'A', HM_Ind: c.hazmat ? 'Y' : 'N',
+    CLASSDEF: 'AUTHORIZED FOR HIRE', LEGAL_NAME: c.legal, DBA_NAME: c.dba ?? '', PHY_STATE: 'IL', PHY_COUNTRY: 'US',
+    SAFETY_RATING: c.safety ?? '', CRGO_GENFREIGHT: 'X',
+  };
+  return csvLine(CENSUS_COLUMNS.map((column) => values[column] ?? ''));
+}
+
+const OFAC_NULLS = (count: number) => Array.from({ length: count }, () => '-0- ').join(',');
+const OFAC_LINES = [
+  // Two real SDN entities (public list, for layout realism) and fictional entries the sample carriers hit.
+  `11195,"IRAN AIRCRAFT MANUFACTURING INDUSTRIAL COMPANY",-0- ,"NPWMD] [IFSR",${OFAC_NULLS(7)},"Sample copy."`,
+  `44525,"BEL-KAP-STEEL LLC",-0- ,"BELARUS-EO14038",${OFAC_NULLS(7)},"Sample copy."`,
+  `990001,"NORTHWIND MARITIME LOGISTICS",-0- ,"SAMPLE",${OFAC_NULLS(7)},"Fictional entry for the demo."`,
+  `990002,"KASPIAN CARGO TRADING",-0- ,"SAMPLE",${OFAC_NULLS(7)},"Fictional entry for the demo."`,
+  `990003,"VOLKOV, Ivan Petrovich","individual","SAMPLE",${OFAC_NULLS(7)},"Fictional person for the demo."`,
+];
+const OFAC_ALT_LINES = [
+  '11195,11591,"aka","HESA TRADE CENTER",-0- ',
+  '990002,990102,"aka","KASPIAN CARGO TRADING COMPANY",-0- ',
+];
+
+function samRow(name: string, terminationDate: string, samNumber: string): string {
+  const values: Record<string, string> = {
+    Classification: 'Firm', Name: name, Country: 'USA', 'Exclusion Program': 'Reciprocal', 'Excluding Agency': 'GSA',
+    'Exclusion Type': 'Ineligible (Proceedings Completed)', 'Active Date': '01/15/2024', 'Termination Date': terminationDate,
+    'SAM Number': samNumber, 'Creation_Date': '2024-01-15',
+  };
+  return quotedLine(SAM_V2_COLUMNS.map((column) => values[column] ?? ''));
+}
+
+export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise<IngestFiles> {
+  const day = (offset: number) => isoDaysFrom(nowMs, offset);
+  const census = [csvLine(CENSUS_COLUMNS)];
+  const carriers: string[] = [];
+  const policies: string[] = [];
+  const history: string[] = [];
+  const revocations = [quotedLine(REVOCATION_HEADER)];
+  const oos = [csvLine(OOS_COLUMNS)];
+  for (const c of SAMPLE_CARRIERS) {
+    census.push(censusRow(c, c.dot, nowMs));
+    if (c.secondDot) census.push(censusRow({ ...c, legal: `${c.legal} (WEST)` }, c.secondDot, nowMs));
+    const bipdK = c.bipdK ?? 1000;
+    carriers.push(legacyCarrierLine({
+      mc: c.mc, dot: c.dot, common: c.common ?? 'A', commonPending: c.commonPending ? 'Y' : 'N',
+      commonRevPending: c.revocationFlag ? 'Y' : 'N', bipdRequiredK: c.hazmat ? 1000 : 750, bipdOnFileK: bipdK,
+      legalName: c.legal.toUpperCase(), dbaName: c.dba,
+    }));
+    if (bipdK > 0) {
+      // ActPendInsur: docket, DOT, form, type, insurer, policy, posted, underlying, max (thousands), effective, cancel.
+      policies.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', 'BIPD/Primary', 'PLAINS MUTUAL INSURANCE CO',
+        `PL${c.mc}`, mmddyyyy(day(-400)), '0', String(bipdK), mmddyyyy(day(-365)),
+        c.policyCancelInDays === undefined ? '' : mmddyyyy(day(c.policyCancelInDays))]));
+    }
+    if (c.historyCancel) {
+      history.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', c.historyCancel.replaced ? 'replaced' : 'cancelled',
+        c.historyCancel.replaced ? '91X' : '35', ' ', 'BIPD/Primary', `OLD${c.mc}`, '750', 'P', mmddyyyy(day(-800)), '0',
+        String(bipdK), mmddyyyy(day(c.historyCancel.inDays)), c.historyCancel.replaced ? 'Term/REPL' : 'TERM/CANCL', '',
+        'OLD LINE CASUALTY CO']));
+    }
+    if (c.revocation) {
+      revocations.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), 'COMMON', mmddyyyy(day(c.revocation.effectiveInDays - 30)),
+        'INVOLUNTARY REVOCATION', mmddyyyy(day(c.revocation.effectiveInDays))]));
+    }
+    if (c.oos) {
+      oos.push(csvLine([c.dot, c.legal, '', day(-60), 'New Entrant Revoked - Refusal of Audit/No Contact', 'ACTIVE',
+        c.oos.rescinded ? day(-30) : '']));
+    }
+  }
+  // Real-data traps the parsers must survive: a voluntary revocation, a broker-only order, a zero DOT.
+  revocations.push(quotedLine(['MC300001', pad(d300001(), 8), 'COMMON', mmddyyyy(day(-90)), 'VOLUNTARY REVOCATION', '']));
+  revocations.push(quotedLine(['MC300002', '00000000', 'BROKER', mmddyyyy(day(-90)), 'INVOLUNTARY REVOCATION', mmddyyyy(day(-60))]));
+  const sam = [quotedLine(SAM_V2_COLUMNS),
+    samRow('REDLINE FREIGHT SOLUTIONS', 'Indefinite', 'S4MSAMPLE01'),
+    samRow('BLACKSTONE HAULAGE PARTNERS', mmddyyyy(day(400)), 'S4MSAMPLE02'),
+    samRow('SUNRISE CARTAGE LLC', mmddyyyy(day(-30)), 'S4MSAMPLE03')];
+  const dnu = ['mc_number,reason,added_at,expires_at', `MC-200001,Double-brokered a load,${day(-10)},`,
+    `300003,Expired ban (ignored),${day(-400)},${day(-5)}`];
+
+  const files: IngestFiles = {
+    census: join(dir, 'census_az4n-8mr2.csv'), authority: join(dir, 'li_carrier_legacy.txt'),
+    insurance: join(dir, 'li_actpendinsur_legacy.txt'), insuranceHistory: join(dir, 'li_inshist_legacy.txt'),
+    revocations: join(dir, 'li_revocation_legacy.csv'), oos: join(dir, 'oos_p2mt-9ige.csv'), ofacSdn: join(dir, 'sdn.csv'),
+    ofacAlt: join(dir, 'alt.csv'), sam: join(dir, 'SAM_Exclusions_Public_V2.csv'), dnu: join(dir, 'do_not_use.csv'),
+  };
+  const lf = (lines: string[]) => `${lines.join('\n')}\n`;
+  // OFAC ships CRLF lines and a final Ctrl-Z line; the sample does too.
+  const ofac = (lines: string[]) => `${lines.join('\r\n')}\r\n\x1A`;
+  await writeFile(files.census, lf(census));
+  await writeFile(files.authority, lf(carriers));
+  await writeFile(files.insurance!, lf(policies));
+  await writeFile(files.insuranceHistory!, lf(history));
+  await writeFile(files.revocations!, lf(revocations));
+  await writeFile(files.oos!, lf(oos));
+  await writeFile(files.ofacSdn!, ofac(OFAC_LINES), 'latin1');
+  await writeFile(files.ofacAlt!, ofac(OFAC_ALT_LINES), 'latin1');
+  await writeFile(files.sam!, lf(sam));
+  await writeFile(files.dnu!, lf(dnu));
+  return files;
+}
+
+function d300001(): number {
+  return 300001 * 10 + 1;
+}
+
+export interface SeedOptions {
+  quiet?: boolean;
+  nowMs?: number;
+  /** Merge the live Redis DNU hash too (default false: the sample stays reproducible). */
+  useRedisDnu?: boolean;
+}
+
+/** Regenerates the sample with dates relative to now and ingests it (--as-of now, --force). */
+export async function seedSample(redis: Redis, keys: RedisKeys, options: SeedOptions = {}): Promise<IngestReport> {
+  const dir = await mkdtemp(join(tmpdir(), 'ce-sample-'));
+  try {
+    const nowMs = options.nowMs ?? Date.now();
+    const files = await writeSampleFiles(dir, nowMs);
+    return await runIngest(redis, keys, {
+      files, asOf: 'now', nowMs, force: true, useRedisDnu: options.useRedisDnu ?? false,
+      progress: options.quiet ? silentProgress : consoleProgress(),
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,148 @@
+// Operating authority: the legacy headerless 43-field L&I Carrier file, or the Motus Carrier dataset (headers,
+// one row per authority). Only for-hire carrier authority (common/contract, Motus "Motor Carrier of ...")
+// counts: broker or freight-forwarder authority does not let a company haul freight.
+import type { AuthorityStatus } from '../../core/carrier.js';
+import { readCsv } from '../csv.js';
+import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
+import { dotKey, mcKey, SourceStats, toUsd, type LoadContext } from './common.js';
+
+export interface AuthorityInfo {
+  dot: number | null;
+  status: AuthorityStatus;
+  /** The file flags a revocation in progress (legacy *_REV_PEND = Y) without giving a date. */
+  revocationFlagged: boolean;
+  bipdRequiredUsd: number | null;
+  bipdOnFileUsd: number | null;
+}
+
+export interface AuthorityTable {
+  byMc: Map<number, AuthorityInfo>;
+  /** DOT → MC dockets, so a census row also gets dockets beyond its three DOCKETn columns. */
+  mcsByDot: Map<number, number[]>;
+  layout: 'legacy' | 'motus';
+  stats: SourceStats;
+}
+
+export const LEGACY_CARRIER_FIELDS = [
+  'DOCKET_NUMBER', 'DOT_NUMBER', 'MX_TYPE', 'RFC_NUMBER', 'COMMON_STAT', 'CONTRACT_STAT', 'BROKER_STAT',
+  'COMMON_APP_PEND', 'CONTRACT_APP_PEND', 'BROKER_APP_PEND', 'COMMON_REV_PEND', 'CONTRACT_REV_PEND',
+  'BROKER_REV_PEND', 'PROPERTY_CHK', 'PASSENGER_CHK', 'HHG_CHK', 'PRIVATE_AUTH_CHK', 'ENTERPRISE_CHK',
+  'MIN_COV_AMOUNT', 'CARGO_REQ', 'BOND_REQ', 'BIPD_FILE', 'CARGO_FILE', 'BOND_FILE', 'UNDELIVERABLE_MAIL',
+  'DBA_NAME', 'LEGAL_NAME',
+] as const;
+const LEGACY_FIELD_COUNT = 43;
+
+/** Motus OP_AUTH_TYPE → whether it is for-hire carrier authority. Unknown types warn and do not count. */
+export const MOTUS_AUTH_TYPES: ReadonlyArray<[RegExp, boolean]> = [
+  [/^motor carrier of property/i, true],
+  [/^motor carrier of household goods/i, true],
+  [/^(common|contract)( carrier)?/i, true],
+  [/^motor carrier of passengers/i, false],
+  [/^broker/i, false],
+  [/^freight forwarder/i, false],
+];
+
+/** Motus OP_AUTH_STATUS → our status. Withdrawn = an application given up, i.e. no live authority. */
+export const MOTUS_AUTH_STATUS: Readonly<Record<string, AuthorityStatus>> = {
+  ACTIVE: 'active', INACTIVE: 'inactive', PENDING: 'pending', WITHDRAWN: 'inactive',
+};
+
+const STATUS_RANK: Record<AuthorityStatus, number> = { active: 4, pending: 3, inactive: 2, unknown: 1, none: 0 };
+
+/** Legacy A/I/N per authority plus pending flags → one status for carrier authority. */
+export function legacyStatus(common: string, contract: string, commonPending: string, contractPending: string): AuthorityStatus {
+  if (common === 'A' || contract === 'A') return 'active';
+  if (commonPending === 'Y' || contractPending === 'Y') return 'pending';
+  if (common === 'I' || contract === 'I') return 'inactive';
+  if (common === 'N' && contract === 'N') return 'none';
+  return 'unknown';
+}
+
+export async function loadAuthority(file: string, context: LoadContext, stats = new SourceStats()): Promise<AuthorityTable> {
+  const table: AuthorityTable = { byMc: new Map(), mcsByDot: new Map(), layout: 'legacy', stats };
+  const warned = new Set<string>();
+  const warnOnce = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    context.warn(`${file}: ${message}`);
+  };
+  let header: HeaderMap | null = null;
+  let first = true;
+  for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
+    if (first) {
+      first = false;
+      if (looksLikeHeader(cells)) {
+        header = new HeaderMap(file, cells, ['DOCKET_NUMBER', 'USDOT_NUMBER', 'OP_AUTH_TYPE', 'OP_AUTH_STATUS']);
+        table.layout = 'motus';
+        continue;
+      }
+    }
+    table.stats.rows += 1;
+    if (header) addMotusRow(table, header.reader(row, cells), context, warnOnce);
+    else addLegacyRow(table, positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT));
+  }
+  return table;
+}
+
+function remember(table: AuthorityTable, mc: number, info: AuthorityInfo): void {
+  table.byMc.set(mc, info);
+  if (info.dot === null) return;
+  const mcs = table.mcsByDot.get(info.dot);
+  if (!mcs) table.mcsByDot.set(info.dot, [mc]);
+  else if (!mcs.includes(mc)) mcs.push(mc);
+}
+
+function addLegacyRow(table: AuthorityTable, fields: RowReader): void {
+  const mc = mcKey(fields.text('DOCKET_NUMBER'));
+  if (mc === null) return table.stats.skip('not an MC docket');
+  const status = legacyStatus(
+    fields.text('COMMON_STAT'), fields.text('CONTRACT_STAT'), fields.text('COMMON_APP_PEND'), fields.text('CONTRACT_APP_PEND'),
+  );
+  remember(table, mc, {
+    dot: dotKey(fields.text('DOT_NUMBER')),
+    status,
+    revocationFlagged: fields.text('COMMON_REV_PEND') === 'Y' || fields.text('CONTRACT_REV_PEND') === 'Y',
+    bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), 'thousands'),
+    bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), 'thousands'),
+  });
+}
+
+function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadContext, warn: (m: string) => void): void {
+  const mc = mcKey(fields.text('DOCKET_NUMBER'));
+  if (mc === null) return table.stats.skip('not an MC docket');
+  const type = fields.text('OP_AUTH_TYPE');
+  const known = MOTUS_AUTH_TYPES.find(([pattern]) => pattern.test(type));
+  if (!known) warn(`unknown OP_AUTH_TYPE "${type}" (row ${fields.row}); not counted as carrier authority`);
+  const rawStatus = fields.text('OP_AUTH_STATUS').toUpperCase();
+  let status: AuthorityStatus = MOTUS_AUTH_STATUS[rawStatus] ?? 'unknown';
+  if (!(rawStatus in MOTUS_AUTH_STATUS)) warn(`unknown OP_AUTH_STATUS "${rawStatus}" (row ${fields.row}); treated as unknown`);
+  if (!known?.[1]) status = 'none';
+  const previous = table.byMc.get(mc);
+  const info: AuthorityInfo = previous ?? {
+    dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
+    bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits),
+    bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits),
+  };
+  // One row per authority: the docket's carrier status is the best status among its carrier authorities.
+  if (STATUS_RANK[status] > STATUS_RANK[info.status]) info.status = status;
+  if (!previous) remember(table, mc, info);
+}
+
+/** Second pass for the few dockets no census row covers: fetches their names from the authority file. */
+export async function loadAuthorityNames(file: string, wanted: Set<number>): Promise<Map<number, { legal: string; dba: string | null }>> {
+  const names = new Map<number, { legal: string; dba: string | null }>();
+  if (wanted.size === 0) return names;
+  let header: HeaderMap | null = null;
+  let first = true;
+  for await (const { row, cells } of readCsv(file)) {
+    if (first) {
+      first = false;
+      if (looksLikeHeader(cells)) { header = new HeaderMap(file, cells, ['DOCKET_NUMBER']); continue; }
+    }
+    const fields = header ? header.reader(row, cells) : positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT);
+    const mc = mcKey(fields.text('DOCKET_NUMBER'));
+    if (mc === null || !wanted.has(mc) || names.has(mc)) continue;
+    names.set(mc, { legal: fields.text('LEGAL_NAME'), dba: fields.text('DBA_NAME') || null });
+  }
+  return names;
+}

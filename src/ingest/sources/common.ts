@@ -1,0 +1,57 @@
+// What every source loader shares: a context (clock, progress, warnings) and per-file statistics for the
+// final table. Skipped rows are counted by reason; they are normal (tombstones, FF/MX dockets, rescinded
+// orders) and distinct from a parse failure, which aborts the ingest.
+import { normaliseDocket, normaliseDotNumber } from '../../core/mc-number.js';
+
+export type AmountUnits = 'dollars' | 'thousands' | 'auto';
+
+export interface LoadContext {
+  /** ISO date of the ingest's "today": what is in the future (pending cancellation, SAM termination) or past. */
+  today: string;
+  /** Units of Motus amount columns (legacy files are always thousands). */
+  insuranceUnits: AmountUnits;
+  onBytes: (bytes: number) => void;
+  warn: (message: string) => void;
+}
+
+export class SourceStats {
+  rows = 0;
+  readonly skipped = new Map<string, number>();
+
+  skip(reason: string): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+  }
+
+  get skippedTotal(): number {
+    let total = 0;
+    for (const count of this.skipped.values()) total += count;
+    return total;
+  }
+}
+
+/** MC docket → numeric key (compact Map keys); null for FF/MX or garbage. */
+export function mcKey(raw: string): number | null {
+  const mc = normaliseDocket(raw);
+  return mc === null ? null : Number(mc);
+}
+
+export function dotKey(raw: string): number | null {
+  const dot = normaliseDotNumber(raw);
+  return dot === null ? null : Number(dot);
+}
+
+/** Legacy L&I amounts are thousands; Motus amounts are dollars (measured) though documented as thousands. */
+export function toUsd(amount: number | null, units: AmountUnits): number | null {
+  if (amount === null) return null;
+  if (units === 'thousands') return amount * 1000;
+  if (units === 'dollars') return amount;
+  // auto: no real BIPD limit is under $10,000, so a small figure must be thousands ("750" = $750,000).
+  return amount < 10_000 ? amount * 1000 : amount;
+}
+
+/** Keeps the earlier of two ISO dates (null-safe). */
+export function earlier(a: string | null | undefined, b: string | null): string | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a <= b ? a : b;
+}

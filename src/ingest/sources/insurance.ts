@@ -1,0 +1,109 @@
+// Insurance on file and pending cancellations. --insurance takes Motus Insur (headers, amounts in dollars by
+// measurement), legacy Insur (9 headerless fields, thousands) or legacy ActPendInsur (11 headerless fields,
+// thousands, with a cancel date). --insurance-history takes legacy InsHist (17 headerless fields), its
+// Socrata tabular form, or Motus InsHist (headers); a future cancel date on a BIPD policy is a pending lapse.
+import { readCsv } from '../csv.js';
+import { IngestError } from '../errors.js';
+import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
+import { earlier, mcKey, SourceStats, toUsd, type AmountUnits, type LoadContext } from './common.js';
+
+export interface InsuranceInfo {
+  /** Highest BIPD limit among policies in force, in dollars (0 when none is). */
+  bipdOnFileUsd: number;
+  /** Earliest future cancel date of a BIPD policy. */
+  cancellationOn: string | null;
+}
+
+const LEGACY_INSUR = ['DOCKET_NUMBER', 'INS_TYPE_CODE', 'INS_CLASS_CODE', 'MAX_COV_AMOUNT', 'UNDERL_LIM_AMOUNT',
+  'POLICY_NO', 'EFFECTIVE_DATE', 'INS_FORM_CODE', 'NAME_COMPANY'] as const;
+const LEGACY_ACTPEND = ['DOCKET_NUMBER', 'DOT_NUMBER', 'INS_FORM_CODE', 'INS_TYPE_DESC', 'NAME_COMPANY', 'POLICY_NO',
+  'TRANS_DATE', 'UNDERL_LIM_AMOUNT', 'MAX_COV_AMOUNT', 'EFFECTIVE_DATE', 'CANCL_EFFECTIVE_DATE'] as const;
+const LEGACY_INSHIST = ['DOCKET_NUMBER', 'DOT_NUMBER', 'INS_FORM_CODE', 'CANCL_METHOD_GEN', 'INS_CANCL_FORM',
+  'INS_TYPE_IND', 'INS_TYPE_DESC', 'POLICY_NO', 'MIN_COV_AMOUNT', 'INS_CLASS_CODE', 'EFFECTIVE_DATE',
+  'UNDERL_LIM_AMOUNT', 'MAX_COV_AMOUNT', 'CANCL_EFFECTIVE_DATE', 'CANCL_METHOD', 'INSER_BRANCH', 'NAME_COMPANY'] as const;
+
+const BIPD_FORMS = new Set(['82', '91', '91X']);
+const OTHER_FORMS = new Set(['34', '83', '84', '85', '85C', '35', '36']);
+
+/** Whether a policy row is BI&PD liability (the only coverage the verdict's insurance rules look at). */
+export function isBipd(fields: RowReader): boolean {
+  // Legacy InsHist: INS_TYPE_IND is " " for BIPD and "*" for everything else; "*" is explicit, so it wins.
+  if (fields.text('INS_TYPE_IND') === '*') return false;
+  const form = fields.text('INS_FORM_CODE').toUpperCase().replace(/^BMC-?/, '');
+  if (BIPD_FORMS.has(form)) return true;
+  if (OTHER_FORMS.has(form)) return false;
+  const typeCode = fields.text('INS_TYPE_CODE');
+  if (typeCode !== '') return typeCode === '1';
+  const description = fields.text('INS_TYPE_DESC');
+  if (/BI ?& ?PD|BIPD/i.test(description)) return true;
+  if (description !== '') return false;
+  return fields.text('INS_TYPE_IND') === '';
+}
+
+/** A replacement, transfer or name change ends one policy because another takes over: not a lapse. */
+export function isRealCancellation(fields: RowReader): boolean {
+  const method = `${fields.text('CANCL_METHOD_GEN')} ${fields.text('CANCL_METHOD')} ${fields.text('FILING_STATUS_REASON')}`;
+  return !/REPL|TRANSFER|NAME CHANGE/i.test(method);
+}
+
+type Layout = { header: HeaderMap; units: AmountUnits } | { names: readonly string[]; count: number };
+
+async function* rows(file: string, context: LoadContext, required: string[], legacy: (count: number) => readonly string[] | null) {
+  let layout: Layout | null = null;
+  for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
+    if (layout === null) {
+      if (looksLikeHeader(cells)) {
+        const header = new HeaderMap(file, cells, required);
+        // Motus files name the DOT column USDOT_NUMBER; the legacy tabular views call it DOT_NUMBER.
+        layout = { header, units: header.has('USDOT_NUMBER') ? context.insuranceUnits : 'thousands' };
+        continue;
+      }
+      const names = legacy(cells.length);
+      if (!names) throw new IngestError(file, row, null, `unrecognised layout: ${cells.length} fields and no header`);
+      layout = { names, count: names.length };
+    }
+    if ('header' in layout) yield { fields: layout.header.reader(row, cells), units: layout.units };
+    else yield { fields: positionalReader(file, row, cells, layout.names, layout.count), units: 'thousands' as AmountUnits };
+  }
+}
+
+export async function loadInsurance(file: string, context: LoadContext, stats: SourceStats): Promise<Map<number, InsuranceInfo>> {
+  const byMc = new Map<number, InsuranceInfo>();
+  const legacy = (count: number) => (count === 9 ? LEGACY_INSUR : count === 11 ? LEGACY_ACTPEND : null);
+  for await (const { fields, units } of rows(file, context, ['DOCKET_NUMBER', 'MAX_COV_AMOUNT'], legacy)) {
+    stats.rows += 1;
+    const mc = mcKey(fields.text('DOCKET_NUMBER'));
+    if (mc === null) { stats.skip('not an MC docket'); continue; }
+    // Daily-difference removals are blank tombstones: only the docket is filled.
+    if (fields.text('INS_FORM_CODE') === '' && fields.text('INS_TYPE_CODE') === '' && fields.text('POLICY_NO') === '') {
+      stats.skip('blank removal record'); continue;
+    }
+    const info = byMc.get(mc) ?? { bipdOnFileUsd: 0, cancellationOn: null };
+    byMc.set(mc, info);
+    if (!isBipd(fields)) { stats.skip('not BIPD coverage'); continue; }
+    const effective = fields.date('EFFECTIVE_DATE');
+    const cancel = fields.date('CANCL_EFFECTIVE_DATE');
+    if (effective !== null && effective > context.today) { stats.skip('policy not yet effective'); continue; }
+    if (cancel !== null && cancel <= context.today) { stats.skip('policy already cancelled'); continue; }
+    const amount = toUsd(fields.amount('MAX_COV_AMOUNT'), units) ?? 0;
+    info.bipdOnFileUsd = Math.max(info.bipdOnFileUsd, amount);
+    if (cancel !== null) info.cancellationOn = earlier(info.cancellationOn, cancel);
+  }
+  return byMc;
+}
+
+export async function loadInsuranceHistory(file: string, context: LoadContext, stats: SourceStats): Promise<Map<number, string>> {
+  const cancellations = new Map<number, string>();
+  const legacy = (count: number) => (count >= 17 ? LEGACY_INSHIST : null);
+  for await (const { fields } of rows(file, context, ['DOCKET_NUMBER', 'CANCL_EFFECTIVE_DATE'], legacy)) {
+    stats.rows += 1;
+    const mc = mcKey(fields.text('DOCKET_NUMBER'));
+    if (mc === null) { stats.skip('not an MC docket'); continue; }
+    const cancel = fields.date('CANCL_EFFECTIVE_DATE');
+    if (cancel === null || cancel < context.today) { stats.skip('no future cancellation'); continue; }
+    if (!isBipd(fields)) { stats.skip('not BIPD coverage'); continue; }
+    if (!isRealCancellation(fields)) { stats.skip('replaced or transferred'); continue; }
+    cancellations.set(mc, earlier(cancellations.get(mc), cancel) ?? cancel);
+  }
+  return cancellations;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { CarrierRecord } from '../../src/core/carrier.js';
+import { decodeCarrier, encodeCarrier } from '../../src/store/carrier-codec.js';
+
+const record: CarrierRecord = {
+  mc: '421775', dot: '344554', legal_name: 'HULL | COOPERATIVE ASSOCIATION', dba_name: null, usdot_status: 'A',
+  authority: { status: 'active', granted_on: '1989-02-21', revocation_pending_on: '', revoked_on: null },
+  insurance: { bipd_on_file_usd: 0, bipd_required_usd: 750_000, cancellation_effective_on: '2026-12-01' },
+  hazmat: true, safety_rating: 'S', mcs150_date: '2025-04-29', oos_order: { since: null, reason: 'New Entrant Revoked' },
+  hits: [{ list: 'ofac_sdn', entry_id: '1', matched_name: 'A|B "quoted"', carrier_name: 'x', score: 0.934, exact: false, note: 'program SDGT' }],
+};
+
+describe('carrier codec', () => {
+  it('round-trips every field (pipes in names become spaces)', () => {
+    const decoded = decodeCarrier('421775', encodeCarrier(record));
+    expect(decoded).toEqual({ kind: 'found', record: { ...record, legal_name: 'HULL   COOPERATIVE ASSOCIATION' } });
+  });
+  it('keeps zero insurance distinct from unknown', () => {
+    const unknown = { ...record, insurance: { ...record.insurance, bipd_on_file_usd: null } };
+    expect((decodeCarrier('1', encodeCarrier(unknown)) as { record: CarrierRecord }).record.insurance.bipd_on_file_usd).toBeNull();
+    expect((decodeCarrier('1', encodeCarrier(record)) as { record: CarrierRecord }).record.insurance.bipd_on_file_usd).toBe(0);
+  });
+  it('is compact: a typical record is well under 100 bytes', () => {
+    const typical = { ...record, legal_name: 'ALPINE VALLEY TRUCKING LLC', hits: [], oos_order: null, authority: { ...record.authority, revocation_pending_on: null } };
+    expect(encodeCarrier(typical).length).toBeLessThan(80);
+  });
+  it('encodes ambiguous MCs and decodes older JSON values', () => {
+    expect(decodeCarrier('7', encodeCarrier({ ambiguous: ['1', '2'] }))).toEqual({ kind: 'ambiguous', mc: '7', dot_numbers: ['1', '2'] });
+    expect(decodeCarrier('7', JSON.stringify({ ambiguous: ['3'] }))).toEqual({ kind: 'ambiguous', mc: '7', dot_numbers: ['3'] });
+    expect(decodeCarrier('421775', JSON.stringify(record))).toEqual({ kind: 'found', record });
+    expect(decodeCarrier('7', null)).toEqual({ kind: 'not_found' });
+  });
+});
