@@ -55,3 +55,10 @@ describe('OpenAPI document stays in step with the code', () => {
     ]);
   });
 });
+
+describe('README lists the sample carriers the demo serves', () => {
+  it('names every demo MC number with its tier', async () => {
+    const { DEMO_CARRIERS } = await import('../../src/ingest/sample-carriers.js');
+    for (const carrier of DEMO_CARRIERS) expect(readme).toContain(`| \`${carrier.mc}\` | ${carrier.tier ?? '—'} |`);
+  });
+});
