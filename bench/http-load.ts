@@ -56,12 +56,25 @@ interface Measurement {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Responses in the run (for per-request ratios). */
+  requests: number;
+  /** CPU time (user + system) the server process spent per response, in microseconds. */
+  cpuMicrosPerRequest?: number;
+  /** Commands the service's request-path Redis client sent per response (service runs only). */
+  redisPerRequest?: Record<string, number>;
 }
 
 // ---------- children ----------
 
+interface ChildStats {
+  cpuMicros: number;
+  commands: Record<string, number> | null;
+}
+
 interface Child {
   port: number;
+  /** CPU time and Redis commands by name since the last call (the raw server has no Redis). */
+  stats(): Promise<ChildStats>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +95,10 @@ function startChild(script: string, childEnv: Record<string, string>, nodeArgs: 
       const { port } = message as { port: number };
       resolve({
         port,
+        stats: () => new Promise((answer) => {
+          child.once('message', (reply) => answer(reply as ChildStats));
+          child.send('stats');
+        }),
         stop: () => new Promise<void>((done) => {
           const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
           child.removeAllListeners('exit');
@@ -124,6 +141,7 @@ function fromAutocannon(scenario: string, result: autocannon.Result): Measuremen
   return {
     scenario, tool: 'autocannon', requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
+    requests: result.requests.total,
   };
 }
 
@@ -155,6 +173,7 @@ function runWrk(scenario: string, port: number, load: Load, duration: number): P
         p50Ms: wrkMs(output, '50%'), p99Ms: wrkMs(output, '99%'),
         non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
         errors: socketErrors ? socketErrors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
+        requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
       });
     });
   });
@@ -165,20 +184,49 @@ const median = (runs: Measurement[]): Measurement => {
   return sorted[Math.floor(sorted.length / 2)] as Measurement;
 };
 
-/** Warm-up (JIT, LRU, connections), then REPEAT measured runs per tool; returns the median run per tool. */
-async function measure(scenario: string, port: number, load: Load): Promise<Measurement[]> {
-  await runAutocannon(port, load, 2);
-  const results: Measurement[] = [];
-  const byTool: Record<Tool, Measurement[]> = { autocannon: [], wrk: [] };
-  for (let run = 0; run < REPEAT; run += 1) {
-    if (tools.has('autocannon')) byTool.autocannon.push(fromAutocannon(scenario, await runAutocannon(port, load, DURATION)));
-    if (WRK) byTool.wrk.push(await runWrk(scenario, port, load, DURATION));
+interface Target {
+  scenario: string;
+  child: Child;
+  load: Load;
+}
+
+/** One measured run, with the server's CPU time and Redis commands over exactly that run. */
+async function measureRun(target: Target, tool: Tool): Promise<Measurement> {
+  const { child, load, scenario } = target;
+  await child.stats();
+  const measurement = tool === 'wrk'
+    ? await runWrk(scenario, child.port, load, DURATION)
+    : fromAutocannon(scenario, await runAutocannon(child.port, load, DURATION));
+  const { cpuMicros, commands } = await child.stats();
+  if (measurement.requests > 0) {
+    measurement.cpuMicrosPerRequest = Math.round((cpuMicros / measurement.requests) * 10) / 10;
+    if (commands) {
+      measurement.redisPerRequest = Object.fromEntries(Object.entries(commands)
+        .map(([name, count]) => [name, Math.round((count / measurement.requests) * 10_000) / 10_000]));
+    }
   }
-  for (const runs of Object.values(byTool)) if (runs.length > 0) results.push(median(runs));
-  for (const result of results) {
-    process.stdout.write(`  ${scenario.padEnd(22)} ${result.tool.padEnd(10)} ${Math.round(result.requestsPerSecond)} req/s\n`);
+  process.stdout.write(`  ${scenario.padEnd(20)} ${tool.padEnd(10)} ${String(Math.round(measurement.requestsPerSecond)).padStart(7)} req/s`
+    + `  p99 ${measurement.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest ?? '?'} µs CPU/req\n`);
+  return measurement;
+}
+
+/**
+ * Warm-up (JIT, LRU, connections), then REPEAT rounds; each round runs every target with every tool, so the
+ * raw baseline and the service see the same background load (this machine is shared). Median per pair.
+ */
+async function measureAll(targets: Target[]): Promise<Measurement[]> {
+  for (const target of targets) await runAutocannon(target.child.port, target.load, 2);
+  const runTools: Tool[] = [...(tools.has('autocannon') ? ['autocannon' as const] : []), ...(WRK ? ['wrk' as const] : [])];
+  const runs = new Map<string, Measurement[]>();
+  for (let round = 0; round < REPEAT; round += 1) {
+    for (const tool of runTools) {
+      for (const target of targets) {
+        const key = `${target.scenario}\u0000${tool}`;
+        runs.set(key, [...(runs.get(key) ?? []), await measureRun(target, tool)]);
+      }
+    }
   }
-  return results;
+  return [...runs.values()].map(median);
 }
 
 // ---------- Redis fixtures ----------
@@ -219,15 +267,20 @@ async function removePrefix(redis: Redis, prefix: string): Promise<void> {
 
 // ---------- main ----------
 
+function redisCounts(row: Measurement): string {
+  if (!row.redisPerRequest) return '';
+  return Object.entries(row.redisPerRequest).map(([name, perRequest]) => `${name} ${perRequest}`).join(', ');
+}
+
 function printTable(rows: Measurement[]): void {
   const rawRate = (tool: Tool) => rows.find((row) => row.scenario === 'raw uWS fixed JSON' && row.tool === tool)?.requestsPerSecond;
   const lines = [
-    '| scenario | tool | req/s | p50 ms | p99 ms | ratio to raw | non-2xx | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| scenario | tool | req/s | p50 ms | p99 ms | ratio to raw | server CPU µs/req | non-2xx | errors | Redis cmds per request |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map((row) => {
       const raw = rawRate(row.tool);
       const ratio = raw ? `${Math.round((row.requestsPerSecond / raw) * 100)}%` : 'n/a';
-      return `| ${row.scenario} | ${row.tool} | ${Math.round(row.requestsPerSecond)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${ratio} | ${row.non2xx} | ${row.errors} |`;
+      return `| ${row.scenario} | ${row.tool} | ${Math.round(row.requestsPerSecond)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${ratio} | ${row.cpuMicrosPerRequest ?? ''} | ${row.non2xx} | ${row.errors} | ${redisCounts(row)} |`;
     }),
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
@@ -242,53 +295,49 @@ async function main(): Promise<void> {
   let exact: { budget: number; admitted: number; limited: number; other: number; ok: boolean } | null = null;
   process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION} s per run, ${REPEAT} run(s) per tool, `
     + `pinning ${PIN ? 'server→CPU0, generators→CPU1' : 'off'}, wrk ${WRK ? 'on' : 'off (not installed)'}, service LOG_LEVEL=${LOG_LEVEL}\n`);
+  const children: Child[] = [];
   try {
+    const targets: Target[] = [];
     if (SCENARIOS.has('raw')) {
       const raw = await startChild('bench/raw-uws.ts', { PORT: '0' });
-      try {
-        rows.push(...await measure('raw uWS fixed JSON', raw.port, { path: '/v1/eligibility', apiKey: null, mode: 'hot' }));
-      } finally {
-        await raw.stop();
-      }
+      children.push(raw);
+      targets.push({ scenario: 'raw uWS fixed JSON', child: raw, load: { path: '/v1/eligibility', apiKey: null, mode: 'hot' } });
     }
     const started = Date.now();
     const { hotKey, exactKey } = await seed(redis, keys);
     process.stdout.write(`  seeded ${CARRIERS} carriers in ${Date.now() - started} ms under ${prefix}\n`);
     const serviceEnv = { REDIS_URL, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
     const profile = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : [];
+    let hotService: Child | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
-      const service = await startChild('bench/serve.ts', serviceEnv, profile);
-      try {
-        if (SCENARIOS.has('hot')) {
-          rows.push(...await measure('service cache-hot', service.port, { path: '/v1/eligibility', apiKey: hotKey, mode: 'hot' }));
-        }
-        if (SCENARIOS.has('exact')) {
-          // Three times the budget at full concurrency, well inside one window: exactly the budget must pass.
-          const result = await autocannon({
-            url: `http://127.0.0.1:${service.port}/v1/eligibility`, connections: CONNECTIONS, amount: 3 * EXACT_BUDGET,
-            method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': exactKey }, body: `{"mc_number":"${HOT_MC}"}`,
-          });
-          const count = (status: string) => result.statusCodeStats?.[status as `${number}`]?.count ?? 0;
-          const admitted = count('200');
-          const limited = count('429');
-          const other = 3 * EXACT_BUDGET - admitted - limited;
-          exact = { budget: EXACT_BUDGET, admitted, limited, other, ok: admitted === EXACT_BUDGET && other === 0 };
-        }
-      } finally {
-        await service.stop();
+      hotService = await startChild('bench/serve.ts', serviceEnv, profile);
+      children.push(hotService);
+      if (SCENARIOS.has('hot')) {
+        targets.push({ scenario: 'service cache-hot', child: hotService, load: { path: '/v1/eligibility', apiKey: hotKey, mode: 'hot' } });
       }
     }
     if (SCENARIOS.has('cold')) {
       // A small LRU and a key range ten times the snapshot: nearly every request is a Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
-      const service = await startChild('bench/serve.ts', { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
-      try {
-        rows.push(...await measure('service cache-cold', service.port, { path: '/v1/eligibility', apiKey: hotKey, mode: 'cold' }));
-      } finally {
-        await service.stop();
-      }
+      const coldService = await startChild('bench/serve.ts', { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
+      children.push(coldService);
+      targets.push({ scenario: 'service cache-cold', child: coldService, load: { path: '/v1/eligibility', apiKey: hotKey, mode: 'cold' } });
+    }
+    rows.push(...await measureAll(targets));
+    if (hotService && SCENARIOS.has('exact')) {
+      // Three times the budget at full concurrency, well inside one window: exactly the budget must pass.
+      const result = await autocannon({
+        url: `http://127.0.0.1:${hotService.port}/v1/eligibility`, connections: CONNECTIONS, amount: 3 * EXACT_BUDGET,
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': exactKey }, body: `{"mc_number":"${HOT_MC}"}`,
+      });
+      const count = (status: string) => result.statusCodeStats?.[status as `${number}`]?.count ?? 0;
+      const admitted = count('200');
+      const limited = count('429');
+      const other = 3 * EXACT_BUDGET - admitted - limited;
+      exact = { budget: EXACT_BUDGET, admitted, limited, other, ok: admitted === EXACT_BUDGET && other === 0 };
     }
   } finally {
+    for (const child of children) await child.stop();
     await removePrefix(redis, prefix);
     redis.disconnect();
   }

@@ -20,6 +20,13 @@ app.listen('127.0.0.1', Number(process.env.PORT ?? 0), (socket) => {
   process.send?.({ port: uWS.us_socket_local_port(socket) });
 });
 
+// CPU time since the last "stats" message, so the bench can compare CPU per request, not only requests/s.
+let cpuMark = process.cpuUsage();
 process.on('message', (message) => {
   if (message === 'stop') process.exit(0);
+  if (message === 'stats') {
+    const { user, system } = process.cpuUsage(cpuMark);
+    cpuMark = process.cpuUsage();
+    process.send?.({ commands: null, cpuMicros: user + system });
+  }
 });

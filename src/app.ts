@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { Authenticator } from './auth/authenticate.js';
+import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
 import type { Config } from './config.js';
 import { eligibilityRoute } from './http/handlers/eligibility.js';
@@ -55,6 +56,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     eligibilityRoute(parts),
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
     openapiRoute(),
+    ...batchApiRoutes(parts),
   ];
 }
 
@@ -82,11 +84,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ? null
     : await startHttpServer(apiRoutes(parts), { host: config.HOST, port: config.PORT, log });
   if (http) log.info({ port: http.port, host: config.HOST }, 'listening');
+  const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
   return {
     parts,
     http,
     async stop() {
       await http?.close(config.SHUTDOWN_GRACE_MS);
+      await batchWorker?.stop(config.SHUTDOWN_GRACE_MS);
       parts.state.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());
     },

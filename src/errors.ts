@@ -16,6 +16,8 @@ export const ERROR_KINDS = [
   'roster_empty',
   'roster_too_large',
   'internal_error',
+  'job_already_finished',
+  'service_unavailable',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

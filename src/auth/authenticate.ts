@@ -1,9 +1,10 @@
 // Authentication and authorisation for a request: 401 for every kind of bad key (one body; the log says which),
 // 403 for a missing scope. When Redis cannot be asked about an uncached key, the caller learns that instead of
 // a false 401, so the eligibility endpoint can still fail closed with a degraded verdict.
+import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { checkKey, parseApiKey, type Scope, type StoredApiKey } from './api-key.js';
+import { checkKey, parseApiKey, type KeyRejection, type Scope, type StoredApiKey } from './api-key.js';
 import type { KeyStore } from './key-store.js';
 
 export type AuthResult = { kind: 'ok'; key: StoredApiKey } | { kind: 'backend_unavailable' };
@@ -11,29 +12,59 @@ export type AuthResult = { kind: 'ok'; key: StoredApiKey } | { kind: 'backend_un
 const UNAUTHORIZED_DETAIL = 'Send a valid, active API key in the x-api-key header.';
 
 export class Authenticator {
+  /**
+   * The secret last verified against each cached record. A repeat caller is then checked by comparing the
+   * presented secret with it (timingSafeEqual, fixed length) instead of hashing it again: SHA-256 per request
+   * was the largest auth cost on the hot path. Keyed by the record object, so a key change (new epoch → new
+   * record objects) forgets it, and a secret that never verified is never stored.
+   */
+  private readonly verified = new WeakMap<StoredApiKey, Buffer>();
+
   constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly now: () => number = Date.now) {}
 
   /** Resolves the key or throws the 401/403 AppError. */
   async authenticate(presented: string | undefined, scope: Scope, requestId: string): Promise<AuthResult> {
-    const reject = (why: string, keyId?: string): never => {
-      this.log.info({ request_id: requestId, key_id: keyId, why }, 'api key rejected');
-      throw new AppError('unauthorized', UNAUTHORIZED_DETAIL, { headers: { 'www-authenticate': 'ApiKey header="x-api-key"' } });
-    };
-    if (!presented) return reject('missing');
+    if (!presented) return this.reject(requestId, 'missing');
     const parsed = parseApiKey(presented);
-    if (!parsed) return reject('malformed');
-    let stored: StoredApiKey | null;
-    try {
-      stored = await this.store.find(parsed.id);
-    } catch {
-      return { kind: 'backend_unavailable' };
+    if (!parsed) return this.reject(requestId, 'malformed');
+    // The cache answers almost every request; only a miss pays for a Redis round trip.
+    let stored = this.store.peek(parsed.id);
+    if (stored === undefined) {
+      try {
+        stored = await this.store.find(parsed.id);
+      } catch {
+        return { kind: 'backend_unavailable' };
+      }
     }
-    const rejection = checkKey(stored, parsed.secret, this.now());
-    if (rejection || !stored) return reject(rejection ?? 'unknown', parsed.id);
+    const rejection = this.check(stored, parsed.secret);
+    if (rejection || !stored) return this.reject(requestId, rejection ?? 'unknown', parsed.id);
     if (!stored.scopes.includes(scope)) {
       this.log.info({ request_id: requestId, key_id: stored.id, scope }, 'api key lacks scope');
       throw new AppError('forbidden', `This API key does not have the ${scope} scope.`);
     }
     return { kind: 'ok', key: stored };
+  }
+
+  private check(stored: StoredApiKey | null, secret: string): KeyRejection | null {
+    const nowMs = this.now();
+    const known = stored ? this.verified.get(stored) : undefined;
+    if (stored && known) {
+      // Every well-formed secret has the same length, so this comparison is constant-time like the hash one.
+      const presented = Buffer.from(secret, 'latin1');
+      if (presented.length === known.length && timingSafeEqual(presented, known)) {
+        // Same secret as verified before: what remains are checkKey's status and expiry checks, in its order.
+        if (stored.status !== 'active') return 'inactive';
+        if (stored.expires_at !== null && Date.parse(stored.expires_at) <= nowMs) return 'expired';
+        return null;
+      }
+    }
+    const rejection = checkKey(stored, secret, nowMs);
+    if (stored && rejection !== 'wrong_secret' && rejection !== 'unknown') this.verified.set(stored, Buffer.from(secret, 'latin1'));
+    return rejection;
+  }
+
+  private reject(requestId: string, why: KeyRejection, keyId?: string): never {
+    this.log.info({ request_id: requestId, key_id: keyId, why }, 'api key rejected');
+    throw new AppError('unauthorized', UNAUTHORIZED_DETAIL, { headers: { 'www-authenticate': 'ApiKey header="x-api-key"' } });
   }
 }

@@ -43,12 +43,18 @@ export class KeyStore {
 
   /** The key record by id, from cache or Redis; null when unknown. Throws when Redis fails. */
   async find(id: string): Promise<StoredApiKey | null> {
-    const cached = this.cache.get(id);
-    if (cached !== undefined) return cached === MISSING ? null : cached;
+    const cached = this.peek(id);
+    if (cached !== undefined) return cached;
     const record = fromHashFields(await this.redis.hgetall(this.keys.apiKey(id)));
     // Unknown ids are cached briefly so random keys cannot turn every request into a Redis read.
     this.cache.set(id, record ?? MISSING, record ? {} : { ttl: 1000 });
     return record;
+  }
+
+  /** The cached record (null: known to be unknown), or undefined when only Redis can tell. Never touches Redis. */
+  peek(id: string): StoredApiKey | null | undefined {
+    const cached = this.cache.get(id);
+    return cached === MISSING ? null : cached;
   }
 
   /** Drops every cached record; called when keys:epoch moves. */

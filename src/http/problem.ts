@@ -19,6 +19,8 @@ export const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
   roster_empty: { status: 422, title: 'Roster is empty' },
   roster_too_large: { status: 422, title: 'Roster has more than 5000 rows' },
   internal_error: { status: 500, title: 'Internal error' },
+  job_already_finished: { status: 409, title: 'The batch job has already finished' },
+  service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
 };
 
 export interface ProblemResponse {

@@ -35,6 +35,11 @@ export interface Route {
   method: Method;
   pattern: string;
   maxBodyBytes: number;
+  /**
+   * Request headers (lower case) the handler reads. When given, only these (plus content-length and
+   * x-request-id) are copied out of uWS, each copy being a native call per request; when absent, all are.
+   */
+  headers?: readonly string[];
   handler: (request: HttpRequest) => Promise<HttpResponse>;
 }
 
@@ -51,7 +56,17 @@ export function assertNativeUws(app: unknown = uWS.App): void {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+const statusLines = new Map<number, string>();
+function statusLine(status: number): string {
+  let line = statusLines.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    statusLines.set(status, line);
+  }
+  return line;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 interface Exchange {
   res: uWS.HttpResponse;
@@ -65,8 +80,9 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
     res.writeStatus(statusLine(response.status));
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('content-type', contentType);
-    for (const [name, value] of Object.entries(response.headers ?? {})) {
-      if (name !== 'content-type') res.writeHeader(name, value);
+    const { headers } = response;
+    for (const name in headers) {
+      if (name !== 'content-type') res.writeHeader(name, headers[name] as string);
     }
   };
   const contentType = response.headers?.['content-type'] ?? 'application/json';
@@ -111,9 +127,14 @@ function readBody(exchange: Exchange, maxBytes: number): Promise<Buffer> {
         reject(new AppError('payload_too_large', `Request body exceeds ${maxBytes} bytes.`));
         return;
       }
-      // uWS reuses the chunk's memory after this callback returns, so copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk.slice(0))));
-      if (isLast) resolve(Buffer.concat(chunks));
+      // uWS reuses the chunk's memory after this callback returns, so copy it (once: slice copies, and
+      // Buffer.from over an ArrayBuffer is a view). A small body arrives as one chunk: no concat then.
+      const copy = Buffer.from(chunk.slice(0));
+      if (isLast) {
+        resolve(chunks.length === 0 ? copy : Buffer.concat([...chunks, copy]));
+      } else {
+        chunks.push(copy);
+      }
     });
   });
 }
@@ -131,57 +152,72 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
   let inFlight = 0;
   const { log } = options;
 
-  const serve = (route: Route | null, allowed: Method[]) => (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
-    const exchange: Exchange = { res, aborted: false };
-    res.onAborted(() => {
-      exchange.aborted = true;
-    });
-    const started = performance.now();
-    const incomingId = req.getHeader('x-request-id');
-    const headers: Record<string, string> = {};
-    req.forEach((name, value) => {
-      headers[name] = value;
-    });
-    const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
-    const request: HttpRequest = {
-      method,
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
-      headers,
-      params: route ? route.pattern.split('/').filter((part) => part.startsWith(':')).map((_, index) => req.getParameter(index) ?? '') : [],
-      body: Buffer.alloc(0),
-      requestId: REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
-    };
-    inFlight += 1;
-    void (async () => {
-      let response: HttpResponse;
-      try {
-        if (!route) {
-          throw allowed.length > 0
-            ? new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } })
-            : new AppError('route_not_found', `No endpoint at ${request.path}.`);
+  const serve = (route: Route | null, allowed: Method[]) => {
+    // Per-route work done once at registration instead of on every request.
+    const paramCount = route ? route.pattern.split('/').filter((part) => part.startsWith(':')).length : 0;
+    const wanted = route?.headers ? [...new Set(['content-length', 'x-request-id', ...route.headers])] : null;
+    return (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+      const exchange: Exchange = { res, aborted: false };
+      res.onAborted(() => {
+        exchange.aborted = true;
+      });
+      const started = performance.now();
+      const headers: Record<string, string> = {};
+      if (wanted) {
+        for (const name of wanted) {
+          // uWS answers '' for an absent header; leaving it out matches what forEach would have produced.
+          const value = req.getHeader(name);
+          if (value !== '') headers[name] = value;
         }
-        const declared = Number(headers['content-length'] ?? '0');
-        if (declared > route.maxBodyBytes) throw new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`);
-        if (method === 'POST') request.body = await readBody(exchange, route.maxBodyBytes);
-        response = await route.handler(request);
-      } catch (error) {
-        if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
-        const problem = toProblem(error, request.path);
-        response = { status: problem.status, headers: problem.headers, json: problem.body };
+      } else {
+        req.forEach((name, value) => {
+          headers[name] = value;
+        });
       }
-      try {
-        await writeResponse(exchange, request.requestId, response);
-      } catch (error) {
-        log.error({ err: error, request_id: request.requestId }, 'failed to write response');
-      } finally {
-        inFlight -= 1;
-        log.info({
-          request_id: request.requestId, method, path: request.path, status: response.status,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted, ...response.log,
-        }, 'request');
-      }
-    })();
+      const incomingId = headers['x-request-id'] ?? '';
+      const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
+      const params: string[] = [];
+      for (let index = 0; index < paramCount; index += 1) params.push(req.getParameter(index) ?? '');
+      const request: HttpRequest = {
+        method,
+        path: req.getUrl(),
+        query: req.getQuery() ?? '',
+        headers,
+        params,
+        body: EMPTY_BODY,
+        requestId: REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+      };
+      inFlight += 1;
+      void (async () => {
+        let response: HttpResponse;
+        try {
+          if (!route) {
+            throw allowed.length > 0
+              ? new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } })
+              : new AppError('route_not_found', `No endpoint at ${request.path}.`);
+          }
+          const declared = Number(headers['content-length'] ?? '0');
+          if (declared > route.maxBodyBytes) throw new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`);
+          if (method === 'POST') request.body = await readBody(exchange, route.maxBodyBytes);
+          response = await route.handler(request);
+        } catch (error) {
+          if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
+          const problem = toProblem(error, request.path);
+          response = { status: problem.status, headers: problem.headers, json: problem.body };
+        }
+        try {
+          await writeResponse(exchange, request.requestId, response);
+        } catch (error) {
+          log.error({ err: error, request_id: request.requestId }, 'failed to write response');
+        } finally {
+          inFlight -= 1;
+          log.info({
+            request_id: request.requestId, method, path: request.path, status: response.status,
+            duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted, ...response.log,
+          }, 'request');
+        }
+      })();
+    };
   };
 
   const patterns = new Map<string, Method[]>();

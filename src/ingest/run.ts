@@ -2,6 +2,8 @@
 // snapshot:current atomically. Any failure (parse error, missing column, shrink guard) aborts with ONE line,
 // removes the partial version and leaves the current snapshot serving. A killed ingest leaves only an
 // unreferenced version in snapshot:versions, which the next ingest removes.
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { CarrierRecord, SnapshotMeta } from '../core/carrier.js';
 import { carrierReasons } from '../core/decide.js';
@@ -13,7 +15,7 @@ import {
 } from '../store/snapshot-writer.js';
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
 import { IngestError } from './errors.js';
-import { checkReadable, loadSources, type FileReport, type IngestFiles } from './load-sources.js';
+import { checkReadable, fileAsOf, loadSources, type FileReport, type IngestFiles } from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
 import { loadAuthorityNames } from './sources/authority.js';
 import { readCensus, type CensusRow } from './sources/census.js';
@@ -103,9 +105,8 @@ export async function runIngest(redis: Redis, keys: RedisKeys, options: IngestOp
         `carrier count ${counts.carriers} is ${drop}% below the serving snapshot's ${previousCount} (limit ${maxShrink * 100}%); check the files or re-run with --force`);
     }
 
-    const censusAsOf = (await import('./load-sources.js')).fileAsOf;
     const sources = { ...loaded.freshness };
-    sources.census = { present: true, as_of: await censusAsOf(options.files.census), rows: censusStats.rows, file: options.files.census.split('/').pop() };
+    sources.census = { present: true, as_of: await fileAsOf(options.files.census), rows: censusStats.rows, file: basename(options.files.census) };
     for (const name of SOURCE_NAMES) sources[name] ??= { present: false, as_of: null, rows: 0 };
     const ownDate = [sources.census.as_of, sources.authority?.as_of].filter((d): d is string => !!d).sort()[0] ?? new Date(nowMs).toISOString();
     const meta: Omit<SnapshotMeta, 'version'> = {
@@ -180,8 +181,7 @@ async function writeCarriers(
     await writer.put(String(mc), { ambiguous: [...dots].map((dot) => String(dot ?? '')) });
   };
 
-  const size = (await import('node:fs/promises')).stat;
-  const bar = progress.file('census', (await size(options.files.census)).size, () => stats.rows);
+  const bar = progress.file('census', (await stat(options.files.census)).size, () => stats.rows);
   const context = { today: new Date(nowMs).toISOString().slice(0, 10), insuranceUnits: options.insuranceUnits ?? 'auto', warn: progress.log, onBytes: bar.bytes };
   for await (const row of readCensus(options.files.census, context, stats)) {
     const mcs = new Set(row.mcs);

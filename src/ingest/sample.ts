@@ -1,7 +1,7 @@
 // The bundled sample goes through the same ingest as production files. seedSample() writes the sample files
 // (real layouts) into a temp dir with dates relative to now, then runs the normal ingest on them, so the demo
 // verdicts in DEMO_CARRIERS hold on any future date. `scripts/make-sample.ts` writes the same files to sample/.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -52,6 +52,7 @@ function samRow(name: string, terminationDate: string, samNumber: string): strin
 }
 
 export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise<IngestFiles> {
+  await mkdir(dir, { recursive: true });
   const day = (offset: number) => isoDaysFrom(nowMs, offset);
   const census = [csvLine(CENSUS_COLUMNS)];
   const carriers: string[] = [];

@@ -30,12 +30,22 @@ const MAX_HITS = 3;
 /** Names shorter than this are too generic to fuzzy-match ("AB", "ACE"); they still match exactly. */
 const MIN_FUZZY_LENGTH = 5;
 
+/**
+ * Blocking keys: first two tokens, first + last token, and first-token prefix + last token. Names scoring at
+ * the review threshold share their opening token (the Winkler prefix boost rewards exactly that) and nearly
+ * always one more token, so these keys keep recall while each block stays small even when many names start
+ * with the same common word ("ALPINE", "GLOBAL", "AL").
+ */
 function blockKeys(normalised: string): string[] {
   const tokens = normalised.split(' ');
-  const keys = new Set<string>([`f:${tokens[0]}`, `p:${normalised.slice(0, 4)}`]);
-  if (tokens.length > 1) keys.add(`l:${tokens[tokens.length - 1]}`);
-  return [...keys];
+  const first = tokens[0] ?? '';
+  if (tokens.length === 1) return [`1:${first}`];
+  const last = tokens[tokens.length - 1] ?? '';
+  return [...new Set([`2:${first} ${tokens[1]}`, `l:${first} ${last}`, `p:${first.slice(0, 3)} ${last}`])];
 }
+
+/** A block this large holds a generic key; comparing against all of it costs much and finds little. */
+const MAX_BLOCK = 500;
 
 export class WatchlistIndex {
   private readonly exact = new Map<string, ListEntry[]>();
@@ -81,7 +91,9 @@ export class WatchlistIndex {
       if (normalised.length < MIN_FUZZY_LENGTH) continue;
       const seen = new Set<IndexedName>();
       for (const key of blockKeys(normalised)) {
-        for (const candidate of this.blocks.get(key) ?? []) {
+        const block = this.blocks.get(key) ?? [];
+        if (block.length > MAX_BLOCK) continue;
+        for (const candidate of block) {
           if (seen.has(candidate) || candidate.normalised === normalised) continue;
           seen.add(candidate);
           const longer = Math.max(candidate.normalised.length, normalised.length);

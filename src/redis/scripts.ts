@@ -7,6 +7,13 @@ const LUA_DIR = new URL('../lua/', import.meta.url);
 
 const SCRIPTS = {
   slidingWindowDraw: { file: 'sliding-window-draw.lua', keys: 2 },
+  batchCreate: { file: 'batch-create.lua', keys: 3 },
+  batchClaimSlot: { file: 'batch-claim-slot.lua', keys: 1 },
+  batchReleaseSlot: { file: 'batch-release-slot.lua', keys: 1 },
+  batchBeginChunk: { file: 'batch-begin-chunk.lua', keys: 1 },
+  batchCompleteChunk: { file: 'batch-complete-chunk.lua', keys: 4 },
+  batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
+  batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

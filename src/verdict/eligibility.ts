@@ -1,8 +1,8 @@
 // The single-check use case: snapshot lookup through the in-process LRU, then the pure decide().
 // Any Redis failure marks the replica's backend down and yields a degraded verdict, never an exception.
 import type { Redis } from 'ioredis';
+import { randomFillSync } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { v7 as uuidv7 } from 'uuid';
 import type { CarrierLookup } from '../core/carrier.js';
 import { decide, type Decision } from '../core/decide.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
@@ -87,12 +87,48 @@ export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHi
     tier: decision.tier,
     reasons: decision.reasons,
     degraded: decision.degraded,
-    decision_id: uuidv7({ msecs: nowMs }),
+    decision_id: decisionId(nowMs),
     ruleset_version: decision.ruleset_version,
     data_as_of: decision.data_as_of,
-    evaluated_at: new Date(nowMs).toISOString(),
+    evaluated_at: isoMillis(nowMs),
     cache_hit: cacheHit,
     mc_number: mc,
     carrier: decision.carrier,
   };
+}
+
+// Many verdicts share a millisecond under load; format its ISO string once.
+let isoMs = Number.NaN;
+let iso = '';
+function isoMillis(nowMs: number): string {
+  if (nowMs !== isoMs) {
+    isoMs = nowMs;
+    iso = new Date(nowMs).toISOString();
+  }
+  return iso;
+}
+
+// Decision ids are UUIDv7 (RFC 9562): 48-bit Unix ms, version 7, 74 random bits. uuid's v7 asks the kernel for
+// 16 fresh bytes per id (crypto.getRandomValues), about 4% of a cache-hot request; a pool refilled every 819
+// ids gives the same randomness for a fraction of the calls.
+const RANDOM_POOL = Buffer.alloc(8192);
+let poolOffset = RANDOM_POOL.length;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+export function decisionId(nowMs: number): string {
+  if (poolOffset + 10 > RANDOM_POOL.length) {
+    randomFillSync(RANDOM_POOL);
+    poolOffset = 0;
+  }
+  const r = RANDOM_POOL;
+  const o = poolOffset;
+  poolOffset += 10;
+  // The 48-bit timestamp is above 2^32, so its upper 16 bits come from a division, the rest from bit operators.
+  const high = Math.floor(nowMs / 0x100000000);
+  const low = nowMs >>> 0;
+  return HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-'
+    + HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-'
+    + HEX[0x70 | (r[o]! & 0x0f)]! + HEX[r[o + 1]!]! + '-'
+    + HEX[0x80 | (r[o + 2]! & 0x3f)]! + HEX[r[o + 3]!]! + '-'
+    + HEX[r[o + 4]!]! + HEX[r[o + 5]!]! + HEX[r[o + 6]!]! + HEX[r[o + 7]!]! + HEX[r[o + 8]!]! + HEX[r[o + 9]!]!;
 }

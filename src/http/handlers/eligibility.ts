@@ -42,6 +42,7 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
     method: 'POST',
     pattern: '/v1/eligibility',
     maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
+    headers: ['x-api-key'],
     async handler(request: HttpRequest): Promise<HttpResponse> {
       const auth = await deps.auth.authenticate(request.headers['x-api-key'], 'eligibility', request.requestId);
       if (auth.kind === 'backend_unavailable') {

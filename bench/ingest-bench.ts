@@ -1,0 +1,60 @@
+// 1M-carrier ingest benchmark: generates synthetic files (once), runs the real CLI ingest as a child process
+// into a throwaway key prefix, and records wall time, the child's peak RSS and Redis memory per carrier.
+//   node --import tsx bench/ingest-bench.ts [--carriers 1000000] [--dir .bench-out/synthetic-1m]
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { writeSyntheticFiles } from '../src/ingest/synthetic.js';
+import { redisKeys } from '../src/store/keys.js';
+import { readSnapshotStatus } from '../src/store/snapshot-status.js';
+
+const { values } = parseArgs({ options: { carriers: { type: 'string', default: '1000000' }, dir: { type: 'string' } } });
+const carriers = Number(values.carriers);
+const dir = values.dir ?? `.bench-out/synthetic-${carriers}`;
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `bench:${Date.now().toString(36)}:`;
+
+if (!existsSync(`${dir}/census_az4n-8mr2.csv`)) {
+  process.stderr.write(`generating ${carriers} synthetic carriers into ${dir}…\n`);
+  await writeSyntheticFiles(dir, carriers);
+}
+const redis = new Redis(url);
+const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+const before = await usedMemory();
+
+const args = ['--import', 'tsx', 'src/cli/main.ts', 'ingest', '--census', `${dir}/census_az4n-8mr2.csv`,
+  '--authority', `${dir}/li_carrier_legacy.txt`, '--insurance', `${dir}/li_actpendinsur_legacy.txt`,
+  '--insurance-history', `${dir}/li_inshist_legacy.txt`, '--revocations', `${dir}/li_revocation_legacy.csv`,
+  '--oos', `${dir}/oos_p2mt-9ige.csv`, '--ofac-sdn', `${dir}/sdn.csv`, '--ofac-alt', `${dir}/alt.csv`,
+  '--sam', `${dir}/SAM_Exclusions_Public_V2.csv`, '--dnu', `${dir}/do_not_use.csv`];
+const started = Date.now();
+const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'inherit'] });
+let output = '';
+child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+let peakRssKb = 0;
+const sampler = setInterval(() => {
+  readFile(`/proc/${child.pid}/status`, 'utf8')
+    .then((status) => { peakRssKb = Math.max(peakRssKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0)); })
+    .catch(() => undefined);
+}, 100);
+const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+clearInterval(sampler);
+const seconds = (Date.now() - started) / 1000;
+const after = await usedMemory();
+const status = await readSnapshotStatus(redis, redisKeys(prefix));
+const count = status.meta?.carrier_count ?? 0;
+const result = {
+  carriers: count, exit_code: code, seconds, peak_rss_mb: Math.round(peakRssKb / 1024),
+  redis_bytes_per_carrier: count > 0 ? Math.round((after - before) / count) : null,
+  redis_used_memory_delta_mb: Math.round((after - before) / 1048576), measured_at: new Date().toISOString(),
+  goals: { seconds: 120, peak_rss_mb: 500, redis_bytes_per_carrier: 300 },
+};
+process.stdout.write(`${output}\n${JSON.stringify(result, null, 2)}\n`);
+await writeFile('.bench-out/ingest-bench.json', `${JSON.stringify(result, null, 2)}\n`);
+// Remove the benchmark's keys (own prefix only).
+for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
+  if (batch.length > 0) await redis.unlink(...batch);
+}
+redis.disconnect();

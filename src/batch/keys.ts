@@ -1,0 +1,37 @@
+// Redis keys of the batch feature. Every key of one job shares the hash tag {<job id>} so the job's Lua
+// scripts (create, complete a chunk, terminate) touch one cluster slot. The per-API-key active slot lives in
+// its own slot ({<key id>}), so claiming and releasing it are separate idempotent steps (see jobs.ts).
+
+/** The consumer group every worker joins on each job's stream. */
+export const WORKER_GROUP = 'workers';
+
+export function batchKeys(prefix: string, jobId: string) {
+  const tag = `${prefix}batch:{${jobId}}`;
+  return {
+    /** Hash: the job record, its pins and its outcome counters (`s:<outcome>`). */
+    job: `${tag}:job`,
+    /** Hash: chunk index → JSON array of input rows `[mc, dot, uei, ref]` (null for absent fields). */
+    rows: `${tag}:rows`,
+    /** Hash: chunk index → the chunk's finished CSV lines; a field's presence is the chunk's "done" mark. */
+    out: `${tag}:out`,
+    /** Stream: one entry per chunk, read by the WORKER_GROUP consumer group. */
+    stream: `${tag}:stream`,
+  } as const;
+}
+
+export type BatchJobKeys = ReturnType<typeof batchKeys>;
+
+export function batchGlobalKeys(prefix: string) {
+  return {
+    /** String: the id of the one active (queued|running) job of an API key; TTL = deadline + margin. */
+    activeSlot: (keyId: string) => `${prefix}batch:active:{${keyId}}`,
+    /** Sorted set: ids of jobs not yet known terminal, score = deadline (ms). Workers discover work here. */
+    activeJobs: `${prefix}batch:jobs:active`,
+    /** Sorted set: every job id, score = creation time (ms); for `jobs list`, trimmed past retention. */
+    index: `${prefix}batch:jobs:index`,
+    /** Stream: one entry per accepted job, so idle workers wake at once (blocking XREAD) instead of polling. */
+    announce: `${prefix}batch:announce`,
+  } as const;
+}
+
+export type BatchGlobalKeys = ReturnType<typeof batchGlobalKeys>;

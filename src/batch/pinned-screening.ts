@@ -1,0 +1,81 @@
+// Decisions against a job's pinned snapshot version and rule set (not whatever is current), so every row of a
+// job is judged on the same data and rules. Reads the carrier hashes through the codec and bucket function
+// the single check uses, and calls the same decide().
+//
+// A retired snapshot version is removed by ingest after its grace period, buckets first, meta last. A version
+// that is gone, or retired and due for removal within SNAPSHOT_SAFETY_MS, is treated as missing: the decision
+// is degraded (data_stale) instead of risking a false "not found" from a half-removed version.
+import type { Redis } from 'ioredis';
+import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
+import { decide, type Decision } from '../core/decide.js';
+import type { PublishedRuleSet } from '../core/ruleset.js';
+import { parsePublishedRuleSet } from '../state/live-state.js';
+import { decodeCarrier } from '../store/carrier-codec.js';
+import { carrierBucket, type RedisKeys } from '../store/keys.js';
+import { retiredKey } from '../store/snapshot-writer.js';
+import type { JobPins } from './jobs.js';
+
+const SNAPSHOT_SAFETY_MS = 5000;
+
+export class PinnedScreening {
+  /** Published rule sets never change, so a version read once is kept. */
+  private readonly rulesets = new Map<number, PublishedRuleSet>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly maxDataAgeSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** One decision per normalised MC number, in order. Throws when Redis fails (the caller retries). */
+  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, mcs: readonly string[]): Promise<{ decisions: Decision[]; nowMs: number }> {
+    const version = pins.snapshot_version;
+    const pipeline = this.redis.pipeline();
+    if (version) {
+      for (const mc of mcs) pipeline.hget(this.keys.carrierBucket(version, carrierBucket(mc)), mc);
+      // Read after the carriers: a meta still present and not due for removal vouches for what was read.
+      pipeline.get(this.keys.snapshotMeta(version));
+      pipeline.zscore(retiredKey(this.keys), version);
+    }
+    const rulesetVersion = pins.ruleset_version;
+    const cachedRuleset = rulesetVersion === null ? null : this.rulesets.get(rulesetVersion);
+    if (rulesetVersion !== null && !cachedRuleset) pipeline.get(this.keys.ruleset(rulesetVersion));
+    const replies = (await pipeline.exec()) ?? [];
+    const values = replies.map(([error, value]) => {
+      if (error) throw error;
+      return value as string | null;
+    });
+
+    const nowMs = this.now();
+    let snapshot: SnapshotMeta | null = null;
+    let encoded: (string | null)[] = [];
+    if (version) {
+      encoded = values.slice(0, mcs.length);
+      const meta = values[mcs.length] ?? null;
+      const retiredDue = values[mcs.length + 1];
+      const removable = retiredDue !== null && retiredDue !== undefined && Number(retiredDue) <= nowMs + SNAPSHOT_SAFETY_MS;
+      snapshot = meta && !removable ? JSON.parse(meta) as SnapshotMeta : null;
+    }
+    let ruleset = cachedRuleset ?? null;
+    if (rulesetVersion !== null && !cachedRuleset) {
+      const raw = values[values.length - 1];
+      ruleset = raw ? parsePublishedRuleSet(raw) : null;
+      if (ruleset) this.rulesets.set(rulesetVersion, ruleset);
+    }
+    const decisions = mcs.map((mc, index) => decide({
+      lookup: snapshot ? safeDecode(mc, encoded[index] ?? null) : null,
+      ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,
+    }));
+    return { decisions, nowMs };
+  }
+}
+
+/** An undecodable record is not a verdict: null makes decide() answer degraded, never "eligible". */
+function safeDecode(mc: string, encoded: string | null): CarrierLookup | null {
+  try {
+    return decodeCarrier(mc, encoded);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,57 @@
+// Builds the batch feature's parts from the composition root's: the routes on the request-path connection,
+// and the worker on patient connections of its own (a worker queues through Redis restarts rather than
+// failing fast; the blocking read needs a connection to itself).
+import type { AppParts } from '../app.js';
+import { batchRoutes } from '../http/handlers/batch.js';
+import type { Route } from '../http/uws.js';
+import { BudgetLimiter } from '../ratelimit/budget.js';
+import { createRedis } from '../redis/connection.js';
+import { ChunkScreener } from './chunk-screener.js';
+import { BatchJobs } from './jobs.js';
+import { PinnedScreening } from './pinned-screening.js';
+import { BatchWorker } from './worker.js';
+
+function jobsOn(parts: AppParts, redis: AppParts['redis']): BatchJobs {
+  const { config } = parts;
+  return new BatchJobs(redis, config.REDIS_PREFIX, {
+    deadlineSeconds: config.BATCH_JOB_DEADLINE_SECONDS, retentionSeconds: config.BATCH_RETENTION_SECONDS,
+  });
+}
+
+export function batchApiRoutes(parts: AppParts): Route[] {
+  return batchRoutes({
+    auth: parts.auth, jobs: jobsOn(parts, parts.redis), redis: parts.redis,
+    headroom: parts.config.BATCH_BUDGET_HEADROOM, log: parts.log,
+  });
+}
+
+export interface RunningBatchWorker {
+  stop(graceMs: number): Promise<void>;
+}
+
+export function startBatchWorker(parts: AppParts): RunningBatchWorker {
+  const { config, log, keys } = parts;
+  const redis = createRedis(config.REDIS_URL, 'background');
+  const blocking = createRedis(config.REDIS_URL, 'background');
+  const jobs = jobsOn(parts, redis);
+  let worker: BatchWorker | null = null;
+  const screener = new ChunkScreener({
+    redis, prefix: config.REDIS_PREFIX, keyStore: parts.keyStore,
+    screening: new PinnedScreening(redis, keys, config.MAX_DATA_AGE_SECONDS),
+    // Its own limiter on the worker's connection: draws wait through a Redis restart instead of failing.
+    budget: new BudgetLimiter(redis, keys, () => undefined),
+    headroom: config.BATCH_BUDGET_HEADROOM, retentionMs: config.BATCH_RETENTION_SECONDS * 1000, log,
+    onBudgetWait: (jobId, untilMs) => worker?.onBudgetWait(jobId, untilMs),
+  });
+  worker = new BatchWorker({
+    redis, blocking, jobs, screener, concurrency: config.WORKER_CONCURRENCY, claimIdleMs: config.BATCH_CLAIM_IDLE_MS, log,
+  });
+  worker.start();
+  const running = worker;
+  return {
+    async stop(graceMs) {
+      await running.stop(graceMs);
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

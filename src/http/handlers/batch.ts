@@ -1,0 +1,154 @@
+// Batch endpoints: POST /v1/batch, GET and DELETE /v1/batch/{id}, GET /v1/batch/{id}/report.
+// Order of checks: 401 → 403 → 400/422 → 409 → work. No 429 on submit: rows draw budget when screened.
+// Batch is asynchronous, so a Redis outage is answered honestly with 503 + Retry-After (the fail-closed
+// 200 rule is for single checks). Unknown and foreign jobs get the same 404 after the same single read.
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { StoredApiKey } from '../../auth/api-key.js';
+import type { Authenticator } from '../../auth/authenticate.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { BatchJobs, JobRecord } from '../../batch/jobs.js';
+import { reportChunks } from '../../batch/report.js';
+import { batchBudgetLimit, chunkSizeFor, parseRoster } from '../../batch/roster.js';
+import { BATCH_BODY_LIMIT, isActiveStatus } from '../../batch/types.js';
+import { jobView, pollUrl, reportUrl } from '../../batch/view.js';
+import { parseJsonBody } from '../json-body.js';
+import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+
+/** Seconds a client should wait before polling a job that is still queued or running. */
+const POLL_AFTER_SECONDS = '1';
+const UNAVAILABLE_RETRY_SECONDS = '5';
+
+export interface BatchDeps {
+  auth: Authenticator;
+  jobs: BatchJobs;
+  redis: Redis;
+  headroom: number;
+  log: Logger;
+}
+
+const notFound = () => new AppError('not_found', 'No batch job with this id exists for this API key.');
+
+/** Runs a step that talks to Redis; a failure there is a 503, not a 500. */
+async function guarded<T>(deps: BatchDeps, request: HttpRequest, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    deps.log.warn({ err: error, request_id: request.requestId }, 'batch storage unavailable');
+    throw new AppError('service_unavailable', 'Batch jobs are temporarily unavailable; retry shortly.', {
+      cause: error, headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
+    });
+  }
+}
+
+async function authorise(deps: BatchDeps, request: HttpRequest): Promise<StoredApiKey> {
+  const result = await deps.auth.authenticate(request.headers['x-api-key'], 'batch', request.requestId);
+  if (result.kind === 'backend_unavailable') {
+    throw new AppError('service_unavailable', 'API keys cannot be checked right now; retry shortly.', {
+      headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
+    });
+  }
+  return result.key;
+}
+
+async function ownedJob(deps: BatchDeps, request: HttpRequest, key: StoredApiKey): Promise<JobRecord> {
+  const job = await guarded(deps, request, () => deps.jobs.readOwned(request.params[0] ?? '', key.id));
+  if (!job) throw notFound();
+  return job;
+}
+
+function statusResponse(job: JobRecord, status: number, keyId: string): HttpResponse {
+  return {
+    status,
+    headers: { 'cache-control': 'no-store', ...(isActiveStatus(job.status) ? { 'retry-after': POLL_AFTER_SECONDS } : {}) },
+    json: jobView(job),
+    log: { key_id: keyId, job_id: job.id, job_status: job.status },
+  };
+}
+
+export function batchRoutes(deps: BatchDeps): Route[] {
+  const submit: Route = {
+    method: 'POST',
+    pattern: '/v1/batch',
+    maxBodyBytes: BATCH_BODY_LIMIT,
+    async handler(request) {
+      const key = await authorise(deps, request);
+      const rows = parseRoster(parseJsonBody(request.body, z.unknown()));
+      const chunkSize = chunkSizeFor(batchBudgetLimit(key.rate_per_minute, deps.headroom));
+      const result = await guarded(deps, request, async () => {
+        // Pinned now, so every row of the job is judged on the data and rules in force when it was accepted.
+        const pins = await deps.jobs.currentPins();
+        return deps.jobs.submit(key.id, rows, chunkSize, pins);
+      });
+      if (result.kind === 'conflict') {
+        throw new AppError('active_job_exists', 'This API key already has a queued or running batch job.', {
+          extensions: { active_job_id: result.activeJobId },
+        });
+      }
+      const { job } = result;
+      return {
+        status: 202,
+        headers: { location: pollUrl(job.id), 'cache-control': 'no-store' },
+        json: { job_id: job.id, total: job.total, status: job.status, poll: pollUrl(job.id), report: reportUrl(job.id) },
+        log: { key_id: key.id, job_id: job.id, total: job.total },
+      };
+    },
+  };
+
+  const status: Route = {
+    method: 'GET',
+    pattern: '/v1/batch/:id',
+    maxBodyBytes: 0,
+    async handler(request) {
+      const key = await authorise(deps, request);
+      return statusResponse(await ownedJob(deps, request, key), 200, key.id);
+    },
+  };
+
+  const cancel: Route = {
+    method: 'DELETE',
+    pattern: '/v1/batch/:id',
+    maxBodyBytes: 0,
+    async handler(request) {
+      const key = await authorise(deps, request);
+      const job = await ownedJob(deps, request, key);
+      const cancelled = isActiveStatus(job.status) ? await guarded(deps, request, () => deps.jobs.cancel(job)) : null;
+      if (!cancelled?.ended) {
+        const finished = cancelled?.job ?? job;
+        throw new AppError('job_already_finished', `The batch job is already ${finished.status}; nothing to cancel.`, {
+          extensions: { job_status: finished.status },
+        });
+      }
+      return statusResponse(cancelled.job, 200, key.id);
+    },
+  };
+
+  const report: Route = {
+    method: 'GET',
+    pattern: '/v1/batch/:id/report',
+    maxBodyBytes: 0,
+    async handler(request) {
+      const key = await authorise(deps, request);
+      const job = await ownedJob(deps, request, key);
+      if (isActiveStatus(job.status)) {
+        throw new AppError('job_not_finished', `The batch job is ${job.status} (${job.processed} of ${job.total} rows); poll ${pollUrl(job.id)}.`, {
+          headers: { 'retry-after': POLL_AFTER_SECONDS },
+        });
+      }
+      return {
+        status: 200,
+        headers: {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': `attachment; filename="batch-${job.id}.csv"`,
+          'cache-control': 'no-store',
+        },
+        stream: reportChunks(deps.redis, deps.jobs.prefix, job),
+        log: { key_id: key.id, job_id: job.id, rows: job.total },
+      };
+    },
+  };
+
+  return [submit, status, cancel, report];
+}

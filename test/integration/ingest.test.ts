@@ -1,0 +1,165 @@
+// Ingest into a real Redis (own random prefix per test), then judge the stored records with decide().
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SnapshotMeta } from '../../src/core/carrier.js';
+import { decide } from '../../src/core/decide.js';
+import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
+import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
+import { addDnu } from '../../src/ingest/dnu.js';
+import { IngestError } from '../../src/ingest/errors.js';
+import { runIngest } from '../../src/ingest/run.js';
+import { DEMO_CARRIERS, seedSample, writeSampleFiles } from '../../src/ingest/sample.js';
+import { writeSyntheticFiles } from '../../src/ingest/synthetic.js';
+import { decodeCarrier } from '../../src/store/carrier-codec.js';
+import { carrierBucket, redisKeys, type RedisKeys } from '../../src/store/keys.js';
+import { readSnapshotStatus } from '../../src/store/snapshot-status.js';
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = new Redis(url);
+const prefixes: string[] = [];
+let dir = '';
+
+function freshKeys(): { prefix: string; keys: RedisKeys } {
+  const prefix = `test:${Math.random().toString(36).slice(2, 10)}:`;
+  prefixes.push(prefix);
+  return { prefix, keys: redisKeys(prefix) };
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) found.push(...batch);
+  return found;
+}
+
+async function verdict(keys: RedisKeys, mc: string) {
+  const status = await readSnapshotStatus(redis, keys);
+  const meta = status.meta as SnapshotMeta;
+  const lookup = decodeCarrier(mc, await redis.hget(keys.carrierBucket(meta.version, carrierBucket(mc)), mc));
+  return decide({
+    lookup, ruleset: { version: 1, published_at: meta.created_at, rules: DEFAULT_RULE_SET }, snapshot: meta,
+    backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: Date.now(),
+  });
+}
+
+beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'ce-ingest-it-')); });
+afterEach(async () => {
+  for (const prefix of prefixes.splice(0)) {
+    const keys = await keysUnder(prefix);
+    if (keys.length > 0) await redis.unlink(...keys);
+  }
+});
+afterAll(async () => {
+  redis.disconnect();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sample ingest', () => {
+  it('yields the documented verdict for every demo carrier, covering every reason a found carrier can get', async () => {
+    const { keys } = freshKeys();
+    const report = await seedSample(redis, keys, { quiet: true });
+    expect(report.carriers).toBe(267);
+    for (const carrier of DEMO_CARRIERS) {
+      const decision = await verdict(keys, carrier.mc);
+      expect({ mc: carrier.mc, tier: decision.tier, reasons: decision.reasons }).toEqual({ mc: carrier.mc, tier: carrier.tier, reasons: carrier.reasons });
+    }
+    const covered = new Set(DEMO_CARRIERS.flatMap((carrier) => carrier.reasons));
+    const foundReasons = REASON_CODES.filter((code) => REASONS[code].kind === 'hard_stop' || REASONS[code].kind === 'review');
+    expect(foundReasons.filter((code) => !covered.has(code))).toEqual([]);
+    expect(DEMO_CARRIERS.some((c) => c.tier === 'preferred') && DEMO_CARRIERS.some((c) => c.tier === 'standard')).toBe(true);
+    expect(await verdict(keys, '999999')).toMatchObject({ found: false, reasons: ['carrier_not_found'] });
+  });
+
+  it('records every source in the meta; data status reads it back; hits keep their evidence', async () => {
+    const { keys } = freshKeys();
+    const files = await writeSampleFiles(join(dir, 'partial'));
+    await runIngest(redis, keys, { files: { census: files.census, authority: files.authority, ofacSdn: files.ofacSdn }, asOf: 'now', useRedisDnu: false });
+    const status = await readSnapshotStatus(redis, keys);
+    expect(Object.keys(status.meta!.sources).sort()).toEqual([...SOURCE_NAMES].sort());
+    expect(status.meta!.sources.sam).toEqual({ present: false, as_of: null, rows: 0 });
+    expect(status.meta!.sources.census).toMatchObject({ present: true, rows: 268 });
+    expect(status.being_written).toEqual([]);
+    const record = decodeCarrier('200002', await redis.hget(keys.carrierBucket(status.current_version!, carrierBucket('200002')), '200002'));
+    expect(record.kind === 'found' && record.record.hits).toEqual([{
+      list: 'ofac_sdn', entry_id: '990001', matched_name: 'NORTHWIND MARITIME LOGISTICS', carrier_name: 'Northwind Maritime Logistics, Inc.',
+      score: 1, exact: true, note: 'program SAMPLE',
+    }]);
+  });
+
+  it('merges the live Redis DNU hash', async () => {
+    const { keys } = freshKeys();
+    await addDnu(redis, keys, '100002', { reason: 'fraud report', added_at: new Date().toISOString(), expires_at: null });
+    await seedSample(redis, keys, { quiet: true, useRedisDnu: true });
+    expect(await verdict(keys, '100002')).toMatchObject({ tier: 'blocked', reasons: ['do_not_use'] });
+  });
+});
+
+describe('safe by construction', () => {
+  it('a bad row aborts with one line naming file, row and field, and leaves the serving snapshot unchanged', async () => {
+    const { prefix, keys } = freshKeys();
+    const first = await seedSample(redis, keys, { quiet: true });
+    const before = (await keysUnder(prefix)).sort();
+    const files = await writeSampleFiles(join(dir, 'bad'));
+    const lines = (await readFile(files.census, 'utf8')).split('\n');
+    lines[5] = lines[5]!.replace(/^\d{8} 0000/, '2025-99-99');
+    await writeFile(files.census, lines.join('\n'));
+    const failure = await runIngest(redis, keys, { files, asOf: 'now' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(IngestError);
+    expect((failure as Error).message).toMatch(/census_az4n-8mr2\.csv, row 6, field MCS150_DATE: not a date: "2025-99-99"/);
+    expect((failure as Error).message.split('\n')).toHaveLength(1);
+    expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
+    expect((await keysUnder(prefix)).sort()).toEqual(before);
+  });
+
+  it('the shrink guard refuses a >10% smaller snapshot unless forced', async () => {
+    const { keys } = freshKeys();
+    const first = await seedSample(redis, keys, { quiet: true });
+    const files = await writeSampleFiles(join(dir, 'shrink'));
+    const lines = (await readFile(files.census, 'utf8')).trimEnd().split('\n');
+    await writeFile(files.census, `${lines.slice(0, 150).join('\n')}\n`);
+    await writeFile(files.authority, `${(await readFile(files.authority, 'utf8')).split('\n').slice(0, 140).join('\n')}\n`);
+    await expect(runIngest(redis, keys, { files, asOf: 'now' })).rejects.toThrow(/below the serving snapshot's 267 .*--force/);
+    expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
+    const forced = await runIngest(redis, keys, { files, asOf: 'now', force: true });
+    expect(await redis.get(keys.snapshotCurrent)).toBe(forced.version);
+    expect(forced.previous).toBe(first.version);
+  });
+
+  it('retires the replaced version and removes it once its grace period is over', async () => {
+    const { keys } = freshKeys();
+    const first = await seedSample(redis, keys, { quiet: true });
+    const files = await writeSampleFiles(join(dir, 'retire'));
+    await runIngest(redis, keys, { files, asOf: 'now', graceMs: 60_000 });
+    expect((await readSnapshotStatus(redis, keys)).retired.map((r) => r.version)).toEqual([first.version]);
+    expect(await redis.exists(keys.snapshotMeta(first.version))).toBe(1);
+    const third = await runIngest(redis, keys, { files, asOf: 'now', graceMs: 0, nowMs: Date.now() + 61_000 });
+    expect(third.removedVersions).toContain(first.version);
+    expect(await redis.exists(keys.snapshotMeta(first.version))).toBe(0);
+  });
+
+  it('a SIGKILLed ingest leaves the previous snapshot serving; the next ingest removes the orphan', async () => {
+    const { prefix, keys } = freshKeys();
+    const first = await seedSample(redis, keys, { quiet: true });
+    const files = await writeSyntheticFiles(join(dir, 'kill'), 40_000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'ingest', '--census', files.census,
+      '--authority', files.authority, '--force'], { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix }, stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let orphan: string | undefined;
+    for (let i = 0; i < 1500 && !orphan; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      orphan = (await redis.zrange(keys.snapshotVersions, 0, -1))[0];
+      if (orphan && (await keysUnder(`${prefix}snapshot:${orphan}:c:`)).length === 0) orphan = undefined;
+    }
+    child.kill('SIGKILL');
+    await exited;
+    expect(orphan).toBeDefined();
+    expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
+    expect(await verdict(keys, '100001')).toMatchObject({ tier: 'preferred' });
+    await seedSample(redis, keys, { quiet: true });
+    expect(await keysUnder(`${prefix}snapshot:${orphan!}:`)).toEqual([]);
+    expect(await redis.zrange(keys.snapshotVersions, 0, -1)).toEqual([]);
+  });
+});
