@@ -9,6 +9,7 @@ import { register as registerIngest } from './commands/ingest.js';
 import { register as registerData } from './commands/data.js';
 import { register as registerDnu } from './commands/dnu.js';
 import { register as registerSeed } from './commands/seed.js';
+import { register as registerJobs } from './commands/jobs.js';
 import { register as registerGenerate } from './commands/generate.js';
 
 const program = new Command('carrier-eligibility')
@@ -23,6 +24,7 @@ registerIngest(program);
 registerData(program);
 registerDnu(program);
 registerSeed(program);
+registerJobs(program);
 registerGenerate(program);
 
 try {
