@@ -15,6 +15,11 @@ export interface DecisionInput {
   backendAvailable: boolean;
   maxDataAgeSeconds: number;
   nowMs: number;
+  /**
+   * The MC number is on the live do-not-use list right now. The snapshot carries the list as of its ingest; this
+   * makes an `dnu add` count at once instead of at the next ingest. Do-not-use always wins.
+   */
+  onDoNotUseList?: boolean;
 }
 
 export interface Decision {
@@ -140,14 +145,15 @@ export function decide(input: DecisionInput): Decision {
   if (lookup.kind === 'not_found') {
     return { eligible: false, found: false, tier: null, carrier: null, degraded: false, reasons: ['carrier_not_found'], ...base };
   }
+  const liveDoNotUse: Reason[] = input.onDoNotUseList ? ['do_not_use'] : [];
   if (lookup.kind === 'ambiguous') {
     return {
-      eligible: false, found: true, tier: 'conditional', carrier: null, degraded: false,
-      reasons: ['ambiguous_mc_number'], ...base,
+      eligible: false, found: true, tier: liveDoNotUse.length > 0 ? 'blocked' : 'conditional', carrier: null, degraded: false,
+      reasons: orderReasons([...liveDoNotUse, 'ambiguous_mc_number']), ...base,
     };
   }
   const { record } = lookup;
-  const reasons = orderReasons(carrierReasons(record, rules, input.nowMs));
+  const reasons = orderReasons([...liveDoNotUse, ...carrierReasons(record, rules, input.nowMs)]);
   const tier: Tier = reasons.some((reason) => isHardStop(reason, rules))
     ? 'blocked'
     : reasons.length > 0 ? 'conditional' : isPreferred(record, rules) ? 'preferred' : 'standard';

@@ -67,9 +67,11 @@ export async function readDnuHash(redis: Redis, keys: RedisKeys): Promise<Map<st
 }
 
 export async function addDnu(redis: Redis, keys: RedisKeys, mc: string, entry: DnuEntry): Promise<void> {
-  await redis.hset(keys.doNotUse, mc, JSON.stringify(entry));
+  // The epoch bump makes every replica reload the list within a second (src/state/live-state.ts).
+  await redis.multi().hset(keys.doNotUse, mc, JSON.stringify(entry)).incr(keys.doNotUseEpoch).exec();
 }
 
 export async function removeDnu(redis: Redis, keys: RedisKeys, mc: string): Promise<boolean> {
-  return (await redis.hdel(keys.doNotUse, mc)) > 0;
+  const [removed] = await redis.multi().hdel(keys.doNotUse, mc).incr(keys.doNotUseEpoch).exec() ?? [];
+  return Number(removed?.[1] ?? 0) > 0;
 }

@@ -3,6 +3,7 @@
 // trip) keeps it current, so snapshot switches and key changes reach every replica within a second.
 import type { Redis } from 'ioredis';
 import type { SnapshotMeta } from '../core/carrier.js';
+import { doNotUseIndex, type DoNotUseIndex } from './do-not-use.js';
 import { ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Logger } from '../log.js';
@@ -14,6 +15,9 @@ export interface LiveStateListener {
 export class LiveState {
   snapshot: SnapshotMeta | null = null;
   ruleset: PublishedRuleSet | null = null;
+  /** The live do-not-use list (MC → expiry), reloaded whenever dnu:epoch moves. */
+  doNotUse: DoNotUseIndex = doNotUseIndex({});
+  private doNotUseEpoch: string | null | undefined;
   /** False from the first failed Redis call until the next successful poll. */
   redisUp = false;
   private keyEpoch: string | null = null;
@@ -55,11 +59,15 @@ export class LiveState {
     if (this.polling) return;
     this.polling = true;
     try {
-      const [snapshotVersion, rulesetVersion, keyEpoch] = await this.redis.mget(
-        this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch,
+      const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch] = await this.redis.mget(
+        this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch, this.keys.doNotUseEpoch,
       );
       await this.refreshSnapshot(snapshotVersion ?? null);
       await this.refreshRuleset(rulesetVersion ?? null);
+      if (doNotUseEpoch !== this.doNotUseEpoch) {
+        this.doNotUse = doNotUseIndex(await this.redis.hgetall(this.keys.doNotUse));
+        this.doNotUseEpoch = doNotUseEpoch;
+      }
       if (keyEpoch !== this.keyEpoch) {
         this.keyEpoch = keyEpoch ?? null;
         for (const listener of this.listeners) listener.onKeyEpochChange();

@@ -36,6 +36,8 @@ export function redisKeys(prefix: string) {
     rateSum: (keyId: string) => `${prefix}rl:{${keyId}}:sum`,
     /** Do-not-use list: hash MC number → JSON {reason, added_at, expires_at}. */
     doNotUse: `${prefix}dnu`,
+    /** Counter bumped on every do-not-use change; replicas reload the list when it moves. */
+    doNotUseEpoch: `${prefix}dnu:epoch`,
   } as const;
 }
 

@@ -75,6 +75,7 @@ export class EligibilityService {
     const nowMs = this.now();
     const decision = decide({
       lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
+      onDoNotUseList: this.state.doNotUse.has(mc, nowMs),
     });
     return toVerdict(decision, mc, nowMs, cacheHit && !decision.degraded);
   }

@@ -203,6 +203,17 @@ describe('propagation', () => {
     expect(elapsedMs).toBeLessThan(1000);
   });
 
+  it('applies a do-not-use entry on every replica within 1 s, and lifts it on removal', async () => {
+    const { addDnu, removeDnu } = await import('../../src/ingest/dnu.js');
+    expect((await (await check('123456')).json()).eligible).toBe(true);
+    await addDnu(t.redis, t.keys, '123456', { reason: 'double brokered a load', added_at: new Date().toISOString(), expires_at: null });
+    const blocked = await waitFor(async () => (await check('123456')).json(), (body) => body.eligible === false, 1000);
+    expect(blocked.value).toMatchObject({ tier: 'blocked', reasons: ['do_not_use'], found: true });
+    expect(blocked.elapsedMs).toBeLessThan(1000);
+    await removeDnu(t.redis, t.keys, '123456');
+    await waitFor(async () => (await check('123456')).json(), (body) => body.eligible === true, 1000);
+  });
+
   it('rejects a disabled key on every replica within 1 s, and accepts it again when enabled', async () => {
     const { key: doomed, id } = await t.createKey();
     expect((await check('123456', doomed)).status).toBe(200);

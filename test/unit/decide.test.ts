@@ -130,6 +130,24 @@ describe('decide: eligible tiers', () => {
   });
 });
 
+describe('decide: live do-not-use list', () => {
+  it('blocks a clean carrier at once, ahead of other reasons', () => {
+    expect(decide({ ...input(), onDoNotUseList: true })).toMatchObject({ eligible: false, tier: 'blocked', reasons: ['do_not_use'] });
+    expect(decide({ ...found({ safety_rating: 'C' }), onDoNotUseList: true }).reasons).toEqual(['do_not_use', 'conditional_safety_rating']);
+  });
+
+  it('blocks an ambiguous MC number and does not duplicate a snapshot DNU hit', () => {
+    expect(decide({ ...input({ lookup: { kind: 'ambiguous', mc: '1', dot_numbers: ['1', '2'] } }), onDoNotUseList: true }))
+      .toMatchObject({ tier: 'blocked', reasons: ['do_not_use', 'ambiguous_mc_number'] });
+    expect(decide({ ...found({ hits: [hit('dnu', true, 1)] }), onDoNotUseList: true }).reasons).toEqual(['do_not_use']);
+  });
+
+  it('does not turn an unknown carrier or a degraded verdict into anything else', () => {
+    expect(decide({ ...input({ lookup: { kind: 'not_found' } }), onDoNotUseList: true }).reasons).toEqual(['carrier_not_found']);
+    expect(decide({ ...input({ backendAvailable: false, lookup: null }), onDoNotUseList: true }).reasons).toEqual(['backend_unavailable']);
+  });
+});
+
 describe('decide: ordering and degradation', () => {
   it('lists hard stops before review reasons', () => {
     const decision = decide(found({ safety_rating: 'C', hits: [hit('dnu', true, 1)], usdot_status: 'I' }));
