@@ -22,15 +22,17 @@ export function batchKeys(prefix: string, jobId: string) {
 export type BatchJobKeys = ReturnType<typeof batchKeys>;
 
 export function batchGlobalKeys(prefix: string) {
+  // The three shared keys carry one hash tag so the submit step can list and announce a job in one MULTI.
+  const shared = `${prefix}batch:{jobs}`;
   return {
     /** String: the id of the one active (queued|running) job of an API key; TTL = deadline + margin. */
     activeSlot: (keyId: string) => `${prefix}batch:active:{${keyId}}`,
     /** Sorted set: ids of jobs not yet known terminal, score = deadline (ms). Workers discover work here. */
-    activeJobs: `${prefix}batch:jobs:active`,
+    activeJobs: `${shared}:active`,
     /** Sorted set: every job id, score = creation time (ms); for `jobs list`, trimmed past retention. */
-    index: `${prefix}batch:jobs:index`,
+    index: `${shared}:index`,
     /** Stream: one entry per accepted job, so idle workers wake at once (blocking XREAD) instead of polling. */
-    announce: `${prefix}batch:announce`,
+    announce: `${shared}:announce`,
   } as const;
 }
 

@@ -51,7 +51,8 @@ export function startBatchWorker(parts: AppParts): RunningBatchWorker {
   return {
     async stop(graceMs) {
       await running.stop(graceMs);
-      await redis.quit().catch(() => redis.disconnect());
+      // Not QUIT: it would wait on a hung Redis. Anything unrecorded stays pending and is claimed elsewhere.
+      redis.disconnect();
     },
   };
 }

@@ -179,17 +179,22 @@ describe('rate budget', () => {
   it('admits exactly the budget when many requests race, across two replicas', async () => {
     const budget = 37;
     const { key: racing } = await t.createKey({ rate_per_minute: budget });
-    const second = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX });
+    // A generous command timeout: on a starved CI core a slow (not failed) Redis must not hand the decision to
+    // the per-replica in-memory stand-in, which is only exact per replica.
+    const first = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const second = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     try {
-      const requests = Array.from({ length: 150 }, (_, index) => fetch(`${index % 2 ? second.baseUrl : t.baseUrl}/v1/eligibility`, {
+      const requests = Array.from({ length: 150 }, (_, index) => fetch(`${index % 2 ? second.baseUrl : first.baseUrl}/v1/eligibility`, {
         method: 'POST', headers: { 'x-api-key': racing }, body: JSON.stringify({ mc_number: '123456' }),
       }));
       const statuses = (await Promise.all(requests)).map((response) => response.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(budget);
       expect(statuses.filter((status) => status === 429)).toHaveLength(150 - budget);
     } finally {
-      await second.app.stop();
-      second.redis.disconnect();
+      for (const replica of [first, second]) {
+        await replica.app.stop();
+        replica.redis.disconnect();
+      }
     }
   });
 });
