@@ -9,6 +9,8 @@ import type { Config } from './config.js';
 import { eligibilityRoute } from './http/handlers/eligibility.js';
 import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
+import { metricsRoute } from './http/handlers/metrics.js';
+import { Metrics } from './metrics.js';
 import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
@@ -30,6 +32,7 @@ export interface AppParts {
   auth: Authenticator;
   budget: BudgetLimiter;
   eligibility: EligibilityService;
+  metrics: Metrics;
 }
 
 export interface RunningApp {
@@ -48,7 +51,8 @@ export function buildParts(config: Config, log: Logger): AppParts {
   const eligibility = new EligibilityService(redis, keys, state, {
     cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
   });
-  return { config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility };
+  const metrics = new Metrics(state);
+  return { config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility, metrics };
 }
 
 export function apiRoutes(parts: AppParts): Route[] {
@@ -56,6 +60,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     eligibilityRoute(parts),
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
     openapiRoute(),
+    metricsRoute(parts.metrics),
     ...batchApiRoutes(parts),
   ];
 }

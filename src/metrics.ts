@@ -1,6 +1,6 @@
 // Prometheus metrics (prom-client). State gauges are computed at scrape time from what the replica already
 // knows, so they cost nothing on the request path; counters are incremented where the event happens.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { toEpochMs } from './core/dates.js';
 import type { LiveState } from './state/live-state.js';
 
@@ -14,13 +14,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly responses = new Histogram({
-    name: 'ce_http_response_seconds',
-    help: 'HTTP response time by route pattern and status',
-    labelNames: ['route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [this.registry],
-  });
+  /** Children resolved once per label combination: label lookup on every verdict would cost more. */
+  private readonly verdictChildren = new Map<string, Counter.Internal>();
+
+  countVerdict(verdict: { tier: string | null; degraded: boolean; cache_hit: boolean }): void {
+    const id = `${verdict.tier}|${verdict.degraded}|${verdict.cache_hit}`;
+    let child = this.verdictChildren.get(id);
+    if (!child) {
+      child = this.verdicts.labels(verdict.tier ?? 'none', String(verdict.degraded), String(verdict.cache_hit));
+      this.verdictChildren.set(id, child);
+    }
+    child.inc();
+  }
 
   constructor(state: LiveState, now: () => number = Date.now) {
     collectDefaultMetrics({ register: this.registry, prefix: 'ce_' });

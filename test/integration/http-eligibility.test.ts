@@ -199,6 +199,21 @@ describe('rate budget', () => {
   });
 });
 
+describe('GET /metrics', () => {
+  it('counts verdicts by tier and reports Redis and data freshness', async () => {
+    await check('123456');
+    const response = await t.get('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toMatch(/ce_verdicts_total\{tier="preferred",degraded="false",cache_hit="(true|false)"\} [1-9]/);
+    expect(text).toMatch(/ce_verdicts_total\{tier="none",degraded="false",cache_hit="false"\} [1-9]/);
+    expect(text).toContain('ce_redis_up 1');
+    expect(text).toMatch(/ce_ruleset_version [1-9]/);
+    expect(text).not.toContain(key);
+  });
+});
+
 describe('propagation', () => {
   it('serves a new snapshot version on every replica within 1 s of the pointer flip', async () => {
     const before = await (await check('4242')).json();

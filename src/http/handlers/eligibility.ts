@@ -6,6 +6,7 @@ import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
 import { rateLimitHeaders, type BudgetLimiter } from '../../ratelimit/budget.js';
 import type { EligibilityService, Verdict } from '../../verdict/eligibility.js';
+import type { Metrics } from '../../metrics.js';
 import { parseJsonBody } from '../json-body.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
 
@@ -22,6 +23,7 @@ export interface EligibilityDeps {
   auth: Authenticator;
   budget: BudgetLimiter;
   eligibility: EligibilityService;
+  metrics: Metrics;
 }
 
 function verdictResponse(verdict: Verdict, headers: Record<string, string>, keyId: string | null): HttpResponse {
@@ -48,6 +50,7 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
       if (auth.kind === 'backend_unavailable') {
         const { mc_number } = parseJsonBody(request.body, eligibilityRequest);
         const verdict = await deps.eligibility.evaluate(normaliseMcNumber(mc_number) ?? mc_number, false);
+        deps.metrics.countVerdict(verdict);
         return verdictResponse(verdict, {}, null);
       }
       const { key } = auth;
@@ -61,6 +64,7 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
       const { mc_number } = parseJsonBody(request.body, eligibilityRequest);
       const mc = normaliseMcNumber(mc_number) ?? mc_number;
       const verdict = await deps.eligibility.evaluate(mc, !budget.fromFallback);
+      deps.metrics.countVerdict(verdict);
       return verdictResponse(verdict, limitHeaders, key.id);
     },
   };
