@@ -71,6 +71,8 @@ const EMPTY_BODY = Buffer.alloc(0);
 interface Exchange {
   res: uWS.HttpResponse;
   aborted: boolean;
+  /** Set while a stream waits for the socket to drain, so an abort can release it. */
+  wake?: () => void;
 }
 
 function writeResponse(exchange: Exchange, requestId: string, response: HttpResponse): Promise<void> {
@@ -98,19 +100,33 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
 async function streamResponse(exchange: Exchange, chunks: AsyncIterable<string>, head: () => void): Promise<void> {
   const { res } = exchange;
   res.cork(head);
-  for await (const chunk of chunks) {
-    if (exchange.aborted) return;
-    let accepted = true;
-    res.cork(() => {
-      accepted = res.write(chunk);
-    });
-    if (!accepted) {
-      // Backpressure: wait until uWS has drained its buffer before producing more.
-      await new Promise<void>((resolve) => res.onWritable(() => {
-        resolve();
-        return true;
-      }));
+  try {
+    for await (const chunk of chunks) {
+      if (exchange.aborted) return;
+      let accepted = true;
+      res.cork(() => {
+        accepted = res.write(chunk);
+      });
+      if (!accepted) {
+        // Backpressure: wait until uWS has drained its buffer (or the client went away) before producing more.
+        await new Promise<void>((resolve) => {
+          exchange.wake = resolve;
+          res.onWritable(() => {
+            resolve();
+            return true;
+          });
+        });
+        exchange.wake = undefined;
+      }
     }
+  } catch (error) {
+    // The status line is already sent, so the only honest signal left is to cut the connection: the client sees
+    // a truncated transfer instead of a report that silently lacks rows.
+    if (!exchange.aborted) {
+      exchange.aborted = true;
+      res.close();
+    }
+    throw error;
   }
   if (!exchange.aborted) res.cork(() => res.end());
 }
@@ -160,6 +176,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
       const exchange: Exchange = { res, aborted: false };
       res.onAborted(() => {
         exchange.aborted = true;
+        exchange.wake?.();
       });
       const started = performance.now();
       const headers: Record<string, string> = {};

@@ -1,0 +1,54 @@
+// The uWS adapter on its own: streaming with a failure midway, and a client that leaves mid-stream.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
+import { createLogger } from '../../src/log.js';
+
+let server: HttpServer;
+let produced = 0;
+
+async function* failingStream(): AsyncIterable<string> {
+  yield 'row,1\n';
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  throw new Error('redis dropped mid-report');
+}
+
+async function* endlessStream(): AsyncIterable<string> {
+  const line = `${'x'.repeat(1023)}\n`;
+  for (;;) {
+    produced += 1;
+    yield line.repeat(64);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+beforeAll(async () => {
+  server = await startHttpServer([
+    { method: 'GET', pattern: '/fail', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: failingStream() }) },
+    { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
+  ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
+});
+
+afterAll(async () => {
+  await server.close(1000);
+});
+
+describe('uWS adapter streaming', () => {
+  it('cuts the connection when a stream fails midway, so the client never takes a short body for a whole one', async () => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/fail`);
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    await expect.poll(() => server.inFlight(), { timeout: 2000 }).toBe(0);
+  });
+
+  it('stops producing and releases the request when the client goes away during backpressure', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${server.port}/endless`, { signal: controller.signal });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await expect.poll(() => server.inFlight(), { timeout: 3000 }).toBe(0);
+    const after = produced;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(produced - after).toBeLessThanOrEqual(1);
+  });
+});
