@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { decide, type Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
+import { doNotUseIndex } from '../state/do-not-use.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
@@ -41,7 +42,16 @@ export class PinnedScreening {
     const rulesetVersion = pins.ruleset_version;
     const cachedRuleset = rulesetVersion === null ? null : this.rulesets.get(rulesetVersion);
     if (rulesetVersion !== null && !cachedRuleset) pipeline.get(this.keys.ruleset(rulesetVersion));
+    // The live do-not-use list applies to batch rows exactly as to single checks: listed means blocked now.
+    if (mcs.length > 0) pipeline.hmget(this.keys.doNotUse, ...mcs);
     const replies = (await pipeline.exec()) ?? [];
+    const doNotUseReply = mcs.length > 0 ? replies.pop() : undefined;
+    if (doNotUseReply?.[0]) throw doNotUseReply[0];
+    const listed = (doNotUseReply?.[1] ?? []) as (string | null)[];
+    const doNotUse = doNotUseIndex(Object.fromEntries(mcs.flatMap((mc, index) => {
+      const entry = listed[index];
+      return entry === null || entry === undefined ? [] : [[mc, entry]];
+    })));
     const values = replies.map(([error, value]) => {
       if (error) throw error;
       return value as string | null;
@@ -66,6 +76,7 @@ export class PinnedScreening {
     const decisions = mcs.map((mc, index) => decide({
       lookup: snapshot ? safeDecode(mc, encoded[index] ?? null) : null,
       ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,
+      onDoNotUseList: doNotUse.has(mc, nowMs),
     }));
     return { decisions, nowMs };
   }

@@ -60,3 +60,18 @@ it('reports rows as error (data_stale) when the pinned snapshot is being removed
   const { records } = await report(t, key, job.job_id);
   expect(records.map((record) => [record.outcome, record.eligible, record.reasons])).toEqual([['error', 'false', 'data_stale'], ['error', 'false', 'data_stale']]);
 });
+
+it('blocks rows whose MC number was put on the do-not-use list mid-job, like a single check would', async () => {
+  const { addDnu } = await import('../../src/ingest/dnu.js');
+  await t.publishRules();
+  await t.writeSnapshot([cleanCarrier('700001')]);
+  const { key, job, release } = await waitingJob(2);
+  await addDnu(t.redis, t.keys, '700001', { reason: 'fraud report', added_at: new Date().toISOString(), expires_at: null });
+  await release();
+  const done = await waitTerminal(t, key, job.job_id, 10_000);
+  expect(done.summary).toMatchObject({ hard_stop: 2, eligible: 0 });
+  const { records } = await report(t, key, job.job_id);
+  expect(records.map((record) => record.reasons)).toEqual(['do_not_use', 'do_not_use']);
+  const single = await (await t.post('/v1/eligibility', { mc_number: '700001' }, { 'x-api-key': (await t.createKey()).key })).json();
+  expect(single).toMatchObject({ tier: 'blocked', reasons: ['do_not_use'] });
+});
