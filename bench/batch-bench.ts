@@ -5,6 +5,7 @@
 //   node --import tsx bench/batch-bench.ts [runs per setting, default 7]
 //
 // Uses REDIS_URL (default redis://127.0.0.1:6379) under a random prefix, removed afterwards.
+import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -115,12 +116,7 @@ async function main(): Promise<void> {
   } finally {
     for (const worker of workers) worker.kill('SIGTERM');
     await app.stop();
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (found.length > 0) await redis.unlink(...found);
-    } while (cursor !== '0');
+    await deleteByPrefix(redis, prefix);
     redis.disconnect();
   }
   process.stdout.write(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n`);

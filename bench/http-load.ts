@@ -5,6 +5,7 @@
 // Knobs (env): BENCH_DURATION (s, 10), BENCH_CONNECTIONS (100), BENCH_REPEAT (1; the median is reported),
 // BENCH_CARRIERS (100000), BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS
 // (raw,hot,cold,exact), BENCH_TOOLS (autocannon,wrk), BENCH_PIN (1), BENCH_CPU_PROF (0: profile the service).
+import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
@@ -256,15 +257,6 @@ async function seed(redis: Redis, keys: RedisKeys): Promise<{ hotKey: string; ex
   return { hotKey: await issue(1_000_000_000), exactKey: await issue(EXACT_BUDGET) };
 }
 
-async function removePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await redis.unlink(...found);
-  } while (cursor !== '0');
-}
-
 // ---------- main ----------
 
 function redisCounts(row: Measurement): string {
@@ -338,7 +330,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const child of children) await child.stop();
-    await removePrefix(redis, prefix);
+    await deleteByPrefix(redis, prefix);
     redis.disconnect();
   }
 

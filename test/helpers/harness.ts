@@ -10,6 +10,7 @@ import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
 import { createLogger } from '../../src/log.js';
 import { createRedis } from '../../src/redis/connection.js';
+import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../../src/store/keys.js';
 import { publishRuleSet } from '../../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../../src/store/snapshot-writer.js';
@@ -76,8 +77,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     get: (path, headers = {}) => fetch(`${baseUrl}${path}`, { headers }),
     async stop() {
       await app.stop();
-      const doomed = await redis.keys(`${config.REDIS_PREFIX}*`);
-      for (let i = 0; i < doomed.length; i += 500) await redis.unlink(...doomed.slice(i, i + 500));
+      await deleteByPrefix(redis, config.REDIS_PREFIX);
       redis.disconnect();
     },
   };

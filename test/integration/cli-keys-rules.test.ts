@@ -1,25 +1,14 @@
 // The operator CLI as operators run it: a child process with the service's environment config.
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 
-const run = promisify(execFile);
-const BIN = new URL('../../bin/carrier-eligibility.js', import.meta.url).pathname;
 let t: TestApp;
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, REDIS_PREFIX: t.config.REDIS_PREFIX } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const cli = (...args: string[]) => runCli(t.config.REDIS_PREFIX, ...args);
 
 beforeAll(async () => {
   t = await startTestApp();
