@@ -7,6 +7,7 @@ import { runIngest, type IngestFiles } from '../../ingest/run.js';
 import type { AmountUnits } from '../../ingest/sources/common.js';
 import { IngestLockedError } from '../../store/snapshot-writer.js';
 import { CliError, withContext } from '../context.js';
+import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 
 interface IngestCliOptions {
   census: string; authority: string; insurance?: string; insuranceHistory?: string; revocations?: string; oos?: string;
@@ -44,11 +45,14 @@ export function register(program: Command): void {
         ofacSdn: options.ofacSdn, ofacAlt: options.ofacAlt, ofacCons: options.ofacCons, ofacConsAlt: options.ofacConsAlt,
         sam: options.sam, dnu: options.dnu,
       };
-      await withContext(async ({ redis, keys }) => {
+      await withContext(async ({ config, redis, keys }) => {
         try {
           const report = await runIngest(redis, keys, {
             files, asOf: options.asOf, force: options.force, insuranceUnits: options.insuranceUnits as AmountUnits,
             useRedisDnu: options.redisDnu, progress: consoleProgress(),
+            // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
+            // version at least that long so no running job loses its data mid-way.
+            graceMs: retiredSnapshotGraceMs(config),
           });
           process.stdout.write(`${formatIngestReport(report)}\n`);
         } catch (error) {
