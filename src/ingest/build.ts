@@ -2,23 +2,26 @@
 // decide() reads. All matching happens here, at ingest, so the hot path only decodes.
 import type { CarrierRecord, WatchlistHit } from '../core/carrier.js';
 import type { WatchlistIndex } from '../match/watchlist-index.js';
+import type { SlotIndex } from './slot-index.js';
 import type { DnuEntry } from './dnu.js';
 import type { AuthorityTable } from './sources/authority.js';
 import type { CensusRow } from './sources/census.js';
 import { earlier } from './sources/common.js';
-import type { InsuranceInfo } from './sources/insurance.js';
+import type { InsuranceTable } from './sources/insurance.js';
 import type { OosOrder } from './sources/oos.js';
 import type { RevocationInfo } from './sources/revocations.js';
 
 /** Side sources keyed by MC (numeric) or DOT; a source not given is null, never an empty map. */
 export interface JoinedSources {
   authority: AuthorityTable;
-  insurance: Map<number, InsuranceInfo> | null;
+  insurance: InsuranceTable | null;
   insuranceHistory: Map<number, string> | null;
   revocations: Map<number, RevocationInfo> | null;
   oos: Map<number, OosOrder> | null;
   watchlists: WatchlistIndex;
   dnu: Map<string, DnuEntry>;
+  /** The MC → slot index the per-MC tables share; the census join keeps its state in columns over it too. */
+  mcSlots: SlotIndex;
 }
 
 export interface CarrierIdentity {

@@ -20,6 +20,20 @@ function iso(year: number, month: number, day: number): string | null {
  * undefined for anything unparseable (the caller turns that into an IngestError naming the row).
  */
 export function parseDate(raw: string): string | null | undefined {
+  // The files repeat a few thousand distinct dates millions of times: cache the answers. Keys are copied
+  // (' ' + s).slice(1) so a cached key never pins the 1 MB read chunk a cell was sliced from.
+  const cached = DATE_CACHE.get(raw);
+  if (cached !== undefined || DATE_CACHE.has(raw)) return cached;
+  const parsed = parseDateUncached(raw);
+  if (DATE_CACHE.size >= DATE_CACHE_MAX) DATE_CACHE.clear();
+  DATE_CACHE.set((' ' + raw).slice(1), parsed);
+  return parsed;
+}
+
+const DATE_CACHE = new Map<string, string | null | undefined>();
+const DATE_CACHE_MAX = 50_000;
+
+function parseDateUncached(raw: string): string | null | undefined {
   const value = raw.trim();
   if (value === '') return null;
   let match = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(value);
@@ -41,10 +55,14 @@ export function parseAmount(raw: string): number | null | undefined {
 
 /** Reads typed fields of one row, turning bad values into an IngestError naming file, row and field. */
 export class RowReader {
-  constructor(readonly file: string, readonly row: number, private readonly get: (field: string) => string) {}
+  constructor(
+    readonly file: string, readonly row: number, private readonly cells: string[],
+    private readonly position: (field: string) => number,
+  ) {}
 
   text(field: string): string {
-    return cleanCell(this.get(field));
+    const position = this.position(field);
+    return cleanCell(position < 0 ? '' : this.cells[position]);
   }
 
   date(field: string): string | null {
@@ -69,6 +87,16 @@ export class RowReader {
 /** Maps header names (case-insensitive) to column positions; throws naming the first missing required one. */
 export class HeaderMap {
   private readonly index = new Map<string, number>();
+  /** Field names exactly as callers spell them → position, so a row lookup skips toUpperCase. */
+  private readonly asAsked = new Map<string, number>();
+  private readonly lookup = (field: string): number => {
+    let position = this.asAsked.get(field);
+    if (position === undefined) {
+      position = this.index.get(field.toUpperCase()) ?? -1;
+      this.asAsked.set(field, position);
+    }
+    return position;
+  };
 
   constructor(readonly file: string, header: string[], required: readonly string[]) {
     header.forEach((name, position) => {
@@ -85,11 +113,22 @@ export class HeaderMap {
   }
 
   reader(row: number, cells: string[]): RowReader {
-    return new RowReader(this.file, row, (field) => {
-      const position = this.index.get(field.toUpperCase());
-      return position === undefined ? '' : (cells[position] ?? '');
-    });
+    return new RowReader(this.file, row, cells, this.lookup);
   }
+}
+
+/** Per layout (names array), field name → position, built once instead of names.indexOf per field per row. */
+const POSITIONS = new WeakMap<readonly string[], (field: string) => number>();
+
+function positionsOf(names: readonly string[]): (field: string) => number {
+  let lookup = POSITIONS.get(names);
+  if (!lookup) {
+    const map = new Map<string, number>();
+    names.forEach((name, position) => { if (!map.has(name)) map.set(name, position); });
+    lookup = (field) => map.get(field) ?? -1;
+    POSITIONS.set(names, lookup);
+  }
+  return lookup;
 }
 
 /** Positional reader for headerless legacy files, checking the field count first. */
@@ -99,10 +138,7 @@ export function positionalReader(
   if (cells.length < minFields) {
     throw new IngestError(file, row, null, `expected ${minFields} fields, found ${cells.length}`);
   }
-  return new RowReader(file, row, (field) => {
-    const position = names.indexOf(field);
-    return position < 0 ? '' : (cells[position] ?? '');
-  });
+  return new RowReader(file, row, cells, positionsOf(names));
 }
 
 /** A header row starts with a column name, never with a docket ("MC123") or a digit. */

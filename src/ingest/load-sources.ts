@@ -16,6 +16,7 @@ import { SourceStats, type AmountUnits, type LoadContext } from './sources/commo
 import { loadInsurance, loadInsuranceHistory } from './sources/insurance.js';
 import { loadOosOrders } from './sources/oos.js';
 import { loadRevocations } from './sources/revocations.js';
+import { SlotIndex } from './slot-index.js';
 import { loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
 
 export interface IngestFiles {
@@ -81,13 +82,14 @@ export async function loadSources(redis: Redis, keys: RedisKeys, options: LoadOp
   const { files, progress } = options;
   const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
   const reports: FileReport[] = [];
+  const mcSlots = new SlotIndex('mc');
 
   /** Runs one loader with a progress bar and records its freshness (OFAC prim + alt files share one source). */
   async function load<T>(source: SourceName, file: string, body: (context: LoadContext, stats: SourceStats) => Promise<T>, stats = new SourceStats()): Promise<T> {
     const size = (await stat(file)).size;
     const bar = progress.file(`${source}`, size, () => stats.rows);
     const context: LoadContext = {
-      today: options.today, insuranceUnits: options.insuranceUnits, warn: options.warn, onBytes: (bytes) => bar.bytes(bytes),
+      today: options.today, insuranceUnits: options.insuranceUnits, warn: options.warn, onBytes: (bytes) => bar.bytes(bytes), mcSlots,
     };
     const result = await body(context, stats);
     bar.done(stats.rows);
@@ -132,5 +134,5 @@ export async function loadSources(redis: Redis, keys: RedisKeys, options: LoadOp
   }
   for (const [mc, entry] of dnu) if (!isDnuActive(entry, options.nowMs)) dnu.delete(mc);
 
-  return { joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu }, freshness, reports };
+  return { joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots }, freshness, reports };
 }

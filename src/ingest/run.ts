@@ -14,6 +14,7 @@ import {
   acquireIngestLock, cleanupSnapshots, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter,
 } from '../store/snapshot-writer.js';
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
+import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
 import { checkReadable, fileAsOf, loadSources, type FileReport, type IngestFiles } from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
@@ -142,10 +143,19 @@ async function writeCarriers(
   progress: ProgressReporter, rules: RuleSet, nowMs: number,
 ): Promise<WriteCounts> {
   // MC → first DOT seen; an MC seen under a second DOT is rewritten as ambiguous (HSET overwrites).
-  const dotOfMc = new Map<number, number | null>();
+  const emitted = new EmittedDots(sources.mcSlots);
   const ambiguous = new Map<number, Set<number | null>>();
   const counts: WriteCounts = { carriers: 0, ambiguous: 0, eligible: 0, reasons: {} };
   const reasonsOf = new Map<number, Reason[]>();
+  // Most flagged carriers share a handful of reason lists: keep one array per distinct list.
+  const reasonLists = new Map<string, Reason[]>();
+  const interned = (reasons: Reason[]) => {
+    const key = reasons.join(',');
+    const known = reasonLists.get(key);
+    if (known) return known;
+    reasonLists.set(key, reasons);
+    return reasons;
+  };
   const tally = (mc: number, reasons: Reason[] | null) => {
     const previous = reasonsOf.get(mc);
     if (previous) for (const reason of previous) counts.reasons[reason] = (counts.reasons[reason] ?? 1) - 1;
@@ -154,19 +164,19 @@ async function writeCarriers(
   };
 
   const emit = async (mc: number, census: CensusRow | null, identity: CarrierIdentity) => {
-    if (!dotOfMc.has(mc)) {
-      dotOfMc.set(mc, identity.dot);
+    const first = emitted.firstDot(mc);
+    if (first === undefined) {
+      emitted.record(mc, identity.dot);
       const record: CarrierRecord = buildRecord(mc, census, identity, sources);
       const reasons = carrierReasons(record, rules, nowMs);
       if (reasons.length === 0) counts.eligible += 1;
       else tally(mc, reasons);
       // Only carriers with reasons are remembered, so this map stays small (it undoes counts if turned ambiguous).
-      if (reasons.length > 0) reasonsOf.set(mc, reasons);
+      if (reasons.length > 0) reasonsOf.set(mc, interned(reasons));
       counts.carriers += 1;
       await writer.put(String(mc), record);
       return;
     }
-    const first = dotOfMc.get(mc) ?? null;
     if (first === identity.dot) return;
     let dots = ambiguous.get(mc);
     if (!dots) {
@@ -193,7 +203,7 @@ async function writeCarriers(
 
   // Dockets in the authority file that no census row covers: still found (fail closed: no census → usdot_inactive).
   const orphans = new Set<number>();
-  for (const mc of sources.authority.byMc.keys()) if (!dotOfMc.has(mc)) orphans.add(mc);
+  for (const mc of sources.authority.byMc.keys()) if (!emitted.has(mc)) orphans.add(mc);
   const names = await loadAuthorityNames(options.files.authority, orphans);
   for (const mc of orphans) {
     const name = names.get(mc);

@@ -8,11 +8,13 @@ const CORPORATE_SUFFIXES = new Set([
   'PTY', 'LLLP', 'DBA', 'FZE', 'FZCO', 'JSC', 'OJSC', 'PJSC', 'CJSC', 'OOO', 'ZAO', 'OAO', 'TOO', 'EST',
 ]);
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Uppercase, diacritics stripped, & → AND, punctuation → space, corporate suffixes and a leading THE dropped. */
 export function normaliseName(raw: string): string {
-  const base = raw
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  // NFKD and the combining-mark strip change nothing in printable ASCII (nearly every carrier name): skip both.
+  const folded = PRINTABLE_ASCII.test(raw) ? raw : raw.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  const base = folded
     .toUpperCase()
     .replace(/&/g, ' AND ')
     // Dotted abbreviations ("L.L.C.", "S.A.") collapse to letters before punctuation becomes space.

@@ -12,7 +12,9 @@ import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
 
-const FLUSH_EVERY = 5000;
+/** Records per pipeline, and pipelines allowed in flight: parsing overlaps Redis I/O while memory stays bounded. */
+const FLUSH_EVERY = 1000;
+const MAX_IN_FLIGHT = 2;
 export const RETIRE_GRACE_MS = 60_000;
 
 export const retiredKey = (keys: RedisKeys) => `${keys.snapshotVersions}:retired`;
@@ -26,7 +28,7 @@ export class SnapshotWriter {
   private pending = 0;
   private pipeline;
   private written = 0;
-  private inFlight: Promise<void> = Promise.resolve();
+  private readonly inFlight: Array<Promise<void>> = [];
 
   constructor(private readonly redis: Redis, private readonly keys: RedisKeys, readonly version: string) {
     this.pipeline = redis.pipeline();
@@ -48,23 +50,31 @@ export class SnapshotWriter {
     return this.written;
   }
 
-  /** Sends the batch while the caller keeps parsing; at most one batch waits in flight (bounded memory). */
+  /** Sends the batch while the caller keeps parsing; waits only when MAX_IN_FLIGHT batches are unanswered. */
   private async flush(): Promise<void> {
-    await this.inFlight;
-    if (this.pending === 0) return;
-    const pipeline = this.pipeline;
-    this.pipeline = this.redis.pipeline();
-    this.pending = 0;
-    this.inFlight = pipeline.exec().then((results) => {
-      const failure = results?.find(([error]) => error);
-      if (failure?.[0]) throw failure[0];
-    });
+    if (this.pending > 0) {
+      const pipeline = this.pipeline;
+      this.pipeline = this.redis.pipeline();
+      this.pending = 0;
+      const sent = pipeline.exec().then((results) => {
+        const failure = results?.find(([error]) => error);
+        if (failure?.[0]) throw failure[0];
+      });
+      // Marked handled now (it is awaited later), so a failing batch never becomes an unhandled rejection.
+      sent.catch(() => undefined);
+      this.inFlight.push(sent);
+    }
+    while (this.inFlight.length > MAX_IN_FLIGHT) await this.inFlight.shift();
+  }
+
+  private async settle(): Promise<void> {
+    while (this.inFlight.length > 0) await this.inFlight.shift();
   }
 
   /** Writes the meta and makes this version current; returns the version it replaced (now retired). */
   async commit(meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS): Promise<string | null> {
     await this.flush();
-    await this.inFlight;
+    await this.settle();
     const full: SnapshotMeta = { ...meta, version: this.version };
     const previous = await this.redis.get(this.keys.snapshotCurrent);
     const transaction = this.redis.multi()
@@ -80,7 +90,8 @@ export class SnapshotWriter {
 
   /** Removes every key of this version; safe to call on a version that was never committed. */
   async abort(): Promise<void> {
-    await this.inFlight.catch(() => undefined);
+    await this.settle().catch(() => undefined);
+    await Promise.allSettled(this.inFlight.splice(0));
     this.pipeline = this.redis.pipeline();
     this.pending = 0;
     await removeSnapshotVersion(this.redis, this.keys, this.version);
@@ -150,4 +161,12 @@ export async function acquireIngestLock(redis: Redis, keys: RedisKeys, ttlMs = 3
     clearInterval(timer);
     if ((await redis.get(key)) === value) await redis.del(key);
   };
+}
+
+/**
+ * How long a replaced snapshot version is kept. Replicas switch within a second, but a batch job pins the
+ * version it was accepted on and may run until its deadline, so the grace covers the longest job plus a minute.
+ */
+export function retiredSnapshotGraceMs(config: { BATCH_JOB_DEADLINE_SECONDS: number }): number {
+  return Math.max(RETIRE_GRACE_MS, (config.BATCH_JOB_DEADLINE_SECONDS + 60) * 1000);
 }

@@ -2,23 +2,17 @@
 // one row per authority). Only for-hire carrier authority (common/contract, Motus "Motor Carrier of ...")
 // counts: broker or freight-forwarder authority does not let a company haul freight.
 import type { AuthorityStatus } from '../../core/carrier.js';
-import { readCsv } from '../csv.js';
+import { readCsv, readCsvBatches } from '../csv.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
+import { AuthorityByMc, McsByDot, type AuthorityInfo } from './authority-table.js';
 import { dotKey, mcKey, SourceStats, toUsd, type LoadContext } from './common.js';
 
-export interface AuthorityInfo {
-  dot: number | null;
-  status: AuthorityStatus;
-  /** The file flags a revocation in progress (legacy *_REV_PEND = Y) without giving a date. */
-  revocationFlagged: boolean;
-  bipdRequiredUsd: number | null;
-  bipdOnFileUsd: number | null;
-}
+export type { AuthorityInfo } from './authority-table.js';
 
 export interface AuthorityTable {
-  byMc: Map<number, AuthorityInfo>;
+  byMc: AuthorityByMc;
   /** DOT → MC dockets, so a census row also gets dockets beyond its three DOCKETn columns. */
-  mcsByDot: Map<number, number[]>;
+  mcsByDot: McsByDot;
   layout: 'legacy' | 'motus';
   stats: SourceStats;
 }
@@ -47,8 +41,6 @@ export const MOTUS_AUTH_STATUS: Readonly<Record<string, AuthorityStatus>> = {
   ACTIVE: 'active', INACTIVE: 'inactive', PENDING: 'pending', WITHDRAWN: 'inactive',
 };
 
-const STATUS_RANK: Record<AuthorityStatus, number> = { active: 4, pending: 3, inactive: 2, unknown: 1, none: 0 };
-
 /** Legacy A/I/N per authority plus pending flags → one status for carrier authority. */
 export function legacyStatus(common: string, contract: string, commonPending: string, contractPending: string): AuthorityStatus {
   if (common === 'A' || contract === 'A') return 'active';
@@ -59,7 +51,7 @@ export function legacyStatus(common: string, contract: string, commonPending: st
 }
 
 export async function loadAuthority(file: string, context: LoadContext, stats = new SourceStats()): Promise<AuthorityTable> {
-  const table: AuthorityTable = { byMc: new Map(), mcsByDot: new Map(), layout: 'legacy', stats };
+  const table: AuthorityTable = { byMc: new AuthorityByMc(context.mcSlots), mcsByDot: new McsByDot(), layout: 'legacy', stats };
   const warned = new Set<string>();
   const warnOnce = (message: string) => {
     if (warned.has(message)) return;
@@ -68,28 +60,27 @@ export async function loadAuthority(file: string, context: LoadContext, stats = 
   };
   let header: HeaderMap | null = null;
   let first = true;
-  for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
-    if (first) {
-      first = false;
-      if (looksLikeHeader(cells)) {
-        header = new HeaderMap(file, cells, ['DOCKET_NUMBER', 'USDOT_NUMBER', 'OP_AUTH_TYPE', 'OP_AUTH_STATUS']);
-        table.layout = 'motus';
-        continue;
+  for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
+    for (const { row, cells } of batch) {
+      if (first) {
+        first = false;
+        if (looksLikeHeader(cells)) {
+          header = new HeaderMap(file, cells, ['DOCKET_NUMBER', 'USDOT_NUMBER', 'OP_AUTH_TYPE', 'OP_AUTH_STATUS']);
+          table.layout = 'motus';
+          continue;
+        }
       }
+      table.stats.rows += 1;
+      if (header) addMotusRow(table, header.reader(row, cells), context, warnOnce);
+      else addLegacyRow(table, positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT));
     }
-    table.stats.rows += 1;
-    if (header) addMotusRow(table, header.reader(row, cells), context, warnOnce);
-    else addLegacyRow(table, positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT));
   }
   return table;
 }
 
 function remember(table: AuthorityTable, mc: number, info: AuthorityInfo): void {
   table.byMc.set(mc, info);
-  if (info.dot === null) return;
-  const mcs = table.mcsByDot.get(info.dot);
-  if (!mcs) table.mcsByDot.set(info.dot, [mc]);
-  else if (!mcs.includes(mc)) mcs.push(mc);
+  if (info.dot !== null) table.mcsByDot.add(info.dot, mc);
 }
 
 function addLegacyRow(table: AuthorityTable, fields: RowReader): void {
@@ -117,15 +108,16 @@ function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadCont
   let status: AuthorityStatus = MOTUS_AUTH_STATUS[rawStatus] ?? 'unknown';
   if (!(rawStatus in MOTUS_AUTH_STATUS)) warn(`unknown OP_AUTH_STATUS "${rawStatus}" (row ${fields.row}); treated as unknown`);
   if (!known?.[1]) status = 'none';
-  const previous = table.byMc.get(mc);
-  const info: AuthorityInfo = previous ?? {
-    dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
-    bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits),
-    bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits),
-  };
+  if (!table.byMc.has(mc)) {
+    const info: AuthorityInfo = {
+      dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
+      bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits),
+      bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits),
+    };
+    remember(table, mc, info);
+  }
   // One row per authority: the docket's carrier status is the best status among its carrier authorities.
-  if (STATUS_RANK[status] > STATUS_RANK[info.status]) info.status = status;
-  if (!previous) remember(table, mc, info);
+  table.byMc.raiseStatus(mc, status);
 }
 
 /** Second pass for the few dockets no census row covers: fetches their names from the authority file. */

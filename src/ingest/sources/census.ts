@@ -1,8 +1,8 @@
 // Company Census File (az4n-8mr2) CSV: mapped BY HEADER NAME (case-insensitive) because the column set drifts
 // (137 vs 147 columns seen). Yields one compact row per DOT record; the record builder joins the rest.
-import { readCsv } from '../csv.js';
+import { readCsvBatches } from '../csv.js';
 import { IngestError } from '../errors.js';
-import { HeaderMap } from '../fields.js';
+import { HeaderMap, type RowReader } from '../fields.js';
 import { dotKey, mcKey, SourceStats, type LoadContext } from './common.js';
 
 export interface CensusRow {
@@ -22,40 +22,48 @@ export interface CensusRow {
 export const CENSUS_REQUIRED = ['DOT_NUMBER', 'LEGAL_NAME', 'DBA_NAME', 'STATUS_CODE', 'MCS150_DATE', 'SAFETY_RATING',
   'HM_IND', 'DOCKET1PREFIX', 'DOCKET1'] as const;
 const SAFETY_RATINGS = new Set(['S', 'C', 'U']);
+const DOCKETS = [1, 2, 3].map((n) => ({ prefix: `DOCKET${n}PREFIX`, number: `DOCKET${n}` }));
+const HAZMAT = /^(Y|X|TRUE|1)$/i;
 
 export async function* readCensus(file: string, context: LoadContext, stats: SourceStats): AsyncGenerator<CensusRow> {
   let header: HeaderMap | null = null;
-  for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
-    if (!header) {
-      header = new HeaderMap(file, cells, CENSUS_REQUIRED);
-      continue;
+  for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
+    for (const { row, cells } of batch) {
+      if (!header) {
+        header = new HeaderMap(file, cells, CENSUS_REQUIRED);
+        continue;
+      }
+      stats.rows += 1;
+      yield censusRow(file, header, header.reader(row, cells));
     }
-    stats.rows += 1;
-    const fields = header.reader(row, cells);
-    const dot = dotKey(fields.text('DOT_NUMBER'));
-    if (dot === null) throw new IngestError(file, row, 'DOT_NUMBER', `not a DOT number: "${fields.text('DOT_NUMBER')}"`);
-    const legalName = fields.text('LEGAL_NAME');
-    if (legalName === '') throw new IngestError(file, row, 'LEGAL_NAME', 'empty legal name');
-    const rating = fields.text('SAFETY_RATING').toUpperCase();
-    if (rating !== '' && !SAFETY_RATINGS.has(rating)) throw new IngestError(file, row, 'SAFETY_RATING', `unknown rating "${rating}"`);
-    const mcs: number[] = [];
-    for (const n of [1, 2, 3]) {
-      const prefix = fields.text(`DOCKET${n}PREFIX`).toUpperCase();
-      const number = fields.text(`DOCKET${n}`);
-      if (prefix !== 'MC' || number === '') continue;
-      const mc = mcKey(`MC${number}`);
-      if (mc === null) throw new IngestError(file, row, `DOCKET${n}`, `not a docket number: "${number}"`);
-      if (!mcs.includes(mc)) mcs.push(mc);
-    }
-    yield {
-      row, dot, legalName,
-      dbaName: fields.text('DBA_NAME') || null,
-      status: fields.text('STATUS_CODE').toUpperCase() || null,
-      mcs150Date: fields.date('MCS150_DATE'),
-      addDate: header.has('ADD_DATE') ? fields.date('ADD_DATE') : null,
-      safetyRating: rating || null,
-      hazmat: /^(Y|X|TRUE|1)$/i.test(fields.text('HM_IND')),
-      mcs,
-    };
   }
+}
+
+function censusRow(file: string, header: HeaderMap, fields: RowReader): CensusRow {
+  const row = fields.row;
+  const dot = dotKey(fields.text('DOT_NUMBER'));
+  if (dot === null) throw new IngestError(file, row, 'DOT_NUMBER', `not a DOT number: "${fields.text('DOT_NUMBER')}"`);
+  const legalName = fields.text('LEGAL_NAME');
+  if (legalName === '') throw new IngestError(file, row, 'LEGAL_NAME', 'empty legal name');
+  const rating = fields.text('SAFETY_RATING').toUpperCase();
+  if (rating !== '' && !SAFETY_RATINGS.has(rating)) throw new IngestError(file, row, 'SAFETY_RATING', `unknown rating "${rating}"`);
+  const mcs: number[] = [];
+  for (const docket of DOCKETS) {
+    const prefix = fields.text(docket.prefix).toUpperCase();
+    const number = fields.text(docket.number);
+    if (prefix !== 'MC' || number === '') continue;
+    const mc = mcKey(`MC${number}`);
+    if (mc === null) throw new IngestError(file, row, docket.number, `not a docket number: "${number}"`);
+    if (!mcs.includes(mc)) mcs.push(mc);
+  }
+  return {
+    row, dot, legalName,
+    dbaName: fields.text('DBA_NAME') || null,
+    status: fields.text('STATUS_CODE').toUpperCase() || null,
+    mcs150Date: fields.date('MCS150_DATE'),
+    addDate: header.has('ADD_DATE') ? fields.date('ADD_DATE') : null,
+    safetyRating: rating || null,
+    hazmat: HAZMAT.test(fields.text('HM_IND')),
+    mcs,
+  };
 }

@@ -2,6 +2,7 @@
 // final table. Skipped rows are counted by reason; they are normal (tombstones, FF/MX dockets, rescinded
 // orders) and distinct from a parse failure, which aborts the ingest.
 import { normaliseDocket, normaliseDotNumber } from '../../core/mc-number.js';
+import type { SlotIndex } from '../slot-index.js';
 
 export type AmountUnits = 'dollars' | 'thousands' | 'auto';
 
@@ -12,6 +13,8 @@ export interface LoadContext {
   insuranceUnits: AmountUnits;
   onBytes: (bytes: number) => void;
   warn: (message: string) => void;
+  /** MC → slot index shared by the per-MC tables of one ingest (authority, insurance, the census join). */
+  mcSlots?: SlotIndex;
 }
 
 export class SourceStats {

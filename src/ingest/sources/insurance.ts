@@ -2,9 +2,10 @@
 // measurement), legacy Insur (9 headerless fields, thousands) or legacy ActPendInsur (11 headerless fields,
 // thousands, with a cancel date). --insurance-history takes legacy InsHist (17 headerless fields), its
 // Socrata tabular form, or Motus InsHist (headers); a future cancel date on a BIPD policy is a pending lapse.
-import { readCsv } from '../csv.js';
+import { readCsvBatches } from '../csv.js';
 import { IngestError } from '../errors.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
+import { grown, SlotIndex } from '../slot-index.js';
 import { earlier, mcKey, SourceStats, toUsd, type AmountUnits, type LoadContext } from './common.js';
 
 export interface InsuranceInfo {
@@ -12,6 +13,37 @@ export interface InsuranceInfo {
   bipdOnFileUsd: number;
   /** Earliest future cancel date of a BIPD policy. */
   cancellationOn: string | null;
+}
+
+/**
+ * InsuranceInfo per MC as a typed column over the (possibly shared) MC slot index (see slot-index.ts), NaN = no
+ * row for the docket; the few future cancel dates sit in a side map. get() materialises the plain object.
+ */
+export class InsuranceTable {
+  private onFile = new Float64Array(0);
+  private readonly cancellation = new Map<number, string>();
+
+  constructor(private readonly index = new SlotIndex('mc')) {}
+
+  get(mc: number): InsuranceInfo | undefined {
+    const slot = this.index.get(mc);
+    const onFile = slot < 0 ? NaN : (this.onFile[slot] ?? NaN);
+    if (Number.isNaN(onFile)) return undefined;
+    return { bipdOnFileUsd: onFile, cancellationOn: this.cancellation.get(slot) ?? null };
+  }
+
+  /** The docket's slot, created with nothing on file. */
+  slot(mc: number): number {
+    const slot = this.index.add(mc);
+    this.onFile = grown(this.onFile, slot + 1, NaN);
+    if (Number.isNaN(this.onFile[slot])) this.onFile[slot] = 0;
+    return slot;
+  }
+
+  addPolicy(slot: number, amountUsd: number, cancel: string | null): void {
+    this.onFile[slot] = Math.max(this.onFile[slot] ?? 0, amountUsd);
+    if (cancel !== null) this.cancellation.set(slot, earlier(this.cancellation.get(slot), cancel) ?? cancel);
+  }
 }
 
 const LEGACY_INSUR = ['DOCKET_NUMBER', 'INS_TYPE_CODE', 'INS_CLASS_CODE', 'MAX_COV_AMOUNT', 'UNDERL_LIM_AMOUNT',
@@ -48,62 +80,64 @@ export function isRealCancellation(fields: RowReader): boolean {
 
 type Layout = { header: HeaderMap; units: AmountUnits } | { names: readonly string[]; count: number };
 
-async function* rows(file: string, context: LoadContext, required: string[], legacy: (count: number) => readonly string[] | null) {
+type RowHandler = (fields: RowReader, units: AmountUnits) => void;
+
+/** Calls `handle` per data row (header or legacy layout detected from the first row); batched, no await per row. */
+async function eachRow(file: string, context: LoadContext, required: string[], legacy: (count: number) => readonly string[] | null, handle: RowHandler) {
   let layout: Layout | null = null;
-  for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
-    if (layout === null) {
-      if (looksLikeHeader(cells)) {
-        const header = new HeaderMap(file, cells, required);
-        // Motus files name the DOT column USDOT_NUMBER; the legacy tabular views call it DOT_NUMBER.
-        layout = { header, units: header.has('USDOT_NUMBER') ? context.insuranceUnits : 'thousands' };
-        continue;
+  for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
+    for (const { row, cells } of batch) {
+      if (layout === null) {
+        if (looksLikeHeader(cells)) {
+          const header = new HeaderMap(file, cells, required);
+          // Motus files name the DOT column USDOT_NUMBER; the legacy tabular views call it DOT_NUMBER.
+          layout = { header, units: header.has('USDOT_NUMBER') ? context.insuranceUnits : 'thousands' };
+          continue;
+        }
+        const names = legacy(cells.length);
+        if (!names) throw new IngestError(file, row, null, `unrecognised layout: ${cells.length} fields and no header`);
+        layout = { names, count: names.length };
       }
-      const names = legacy(cells.length);
-      if (!names) throw new IngestError(file, row, null, `unrecognised layout: ${cells.length} fields and no header`);
-      layout = { names, count: names.length };
+      if ('header' in layout) handle(layout.header.reader(row, cells), layout.units);
+      else handle(positionalReader(file, row, cells, layout.names, layout.count), 'thousands');
     }
-    if ('header' in layout) yield { fields: layout.header.reader(row, cells), units: layout.units };
-    else yield { fields: positionalReader(file, row, cells, layout.names, layout.count), units: 'thousands' as AmountUnits };
   }
 }
 
-export async function loadInsurance(file: string, context: LoadContext, stats: SourceStats): Promise<Map<number, InsuranceInfo>> {
-  const byMc = new Map<number, InsuranceInfo>();
+export async function loadInsurance(file: string, context: LoadContext, stats: SourceStats): Promise<InsuranceTable> {
+  const byMc = new InsuranceTable(context.mcSlots);
   const legacy = (count: number) => (count === 9 ? LEGACY_INSUR : count === 11 ? LEGACY_ACTPEND : null);
-  for await (const { fields, units } of rows(file, context, ['DOCKET_NUMBER', 'MAX_COV_AMOUNT'], legacy)) {
+  await eachRow(file, context, ['DOCKET_NUMBER', 'MAX_COV_AMOUNT'], legacy, (fields, units) => {
     stats.rows += 1;
     const mc = mcKey(fields.text('DOCKET_NUMBER'));
-    if (mc === null) { stats.skip('not an MC docket'); continue; }
+    if (mc === null) return stats.skip('not an MC docket');
     // Daily-difference removals are blank tombstones: only the docket is filled.
     if (fields.text('INS_FORM_CODE') === '' && fields.text('INS_TYPE_CODE') === '' && fields.text('POLICY_NO') === '') {
-      stats.skip('blank removal record'); continue;
+      return stats.skip('blank removal record');
     }
-    const info = byMc.get(mc) ?? { bipdOnFileUsd: 0, cancellationOn: null };
-    byMc.set(mc, info);
-    if (!isBipd(fields)) { stats.skip('not BIPD coverage'); continue; }
+    const slot = byMc.slot(mc);
+    if (!isBipd(fields)) return stats.skip('not BIPD coverage');
     const effective = fields.date('EFFECTIVE_DATE');
     const cancel = fields.date('CANCL_EFFECTIVE_DATE');
-    if (effective !== null && effective > context.today) { stats.skip('policy not yet effective'); continue; }
-    if (cancel !== null && cancel <= context.today) { stats.skip('policy already cancelled'); continue; }
-    const amount = toUsd(fields.amount('MAX_COV_AMOUNT'), units) ?? 0;
-    info.bipdOnFileUsd = Math.max(info.bipdOnFileUsd, amount);
-    if (cancel !== null) info.cancellationOn = earlier(info.cancellationOn, cancel);
-  }
+    if (effective !== null && effective > context.today) return stats.skip('policy not yet effective');
+    if (cancel !== null && cancel <= context.today) return stats.skip('policy already cancelled');
+    byMc.addPolicy(slot, toUsd(fields.amount('MAX_COV_AMOUNT'), units) ?? 0, cancel);
+  });
   return byMc;
 }
 
 export async function loadInsuranceHistory(file: string, context: LoadContext, stats: SourceStats): Promise<Map<number, string>> {
   const cancellations = new Map<number, string>();
   const legacy = (count: number) => (count >= 17 ? LEGACY_INSHIST : null);
-  for await (const { fields } of rows(file, context, ['DOCKET_NUMBER', 'CANCL_EFFECTIVE_DATE'], legacy)) {
+  await eachRow(file, context, ['DOCKET_NUMBER', 'CANCL_EFFECTIVE_DATE'], legacy, (fields) => {
     stats.rows += 1;
     const mc = mcKey(fields.text('DOCKET_NUMBER'));
-    if (mc === null) { stats.skip('not an MC docket'); continue; }
+    if (mc === null) return stats.skip('not an MC docket');
     const cancel = fields.date('CANCL_EFFECTIVE_DATE');
-    if (cancel === null || cancel < context.today) { stats.skip('no future cancellation'); continue; }
-    if (!isBipd(fields)) { stats.skip('not BIPD coverage'); continue; }
-    if (!isRealCancellation(fields)) { stats.skip('replaced or transferred'); continue; }
+    if (cancel === null || cancel < context.today) return stats.skip('no future cancellation');
+    if (!isBipd(fields)) return stats.skip('not BIPD coverage');
+    if (!isRealCancellation(fields)) return stats.skip('replaced or transferred');
     cancellations.set(mc, earlier(cancellations.get(mc), cancel) ?? cancel);
-  }
+  });
   return cancellations;
 }

@@ -1,0 +1,79 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCsv } from '../../src/ingest/csv.js';
+import { CsvRecordSplitter, type CsvRow } from '../../src/ingest/csv-records.js';
+import { AuthorityByMc, McsByDot } from '../../src/ingest/sources/authority-table.js';
+import { InsuranceTable } from '../../src/ingest/sources/insurance.js';
+import { SlotIndex } from '../../src/ingest/slot-index.js';
+
+/** Splits text fed in the given pieces (so records cross chunk boundaries), as [row, cells] pairs. */
+function split(pieces: string[]): Array<[number, string[]]> {
+  const splitter = new CsvRecordSplitter('f.csv');
+  const out: CsvRow[] = [];
+  pieces.forEach((piece, i) => splitter.feed(piece, i === pieces.length - 1, out));
+  return out.map((row) => [row.row, row.cells]);
+}
+
+describe('CSV record splitter (fast-csv compatible)', () => {
+  it('splits plain, CRLF and lone-CR lines; drops empty records without counting them', () => {
+    expect(split(['a,b\r\n\r\n,,\nc,\rd'])).toEqual([[1, ['a', 'b']], [2, ['c', '']], [3, ['d']]]);
+  });
+  it('quoted fields: commas, doubled quotes, embedded newlines, blanks around quotes, across chunk boundaries', () => {
+    const text = '"MC1", "a,b" ,"say ""hi"""\r\n"multi\nline",x"y\n';
+    const expected = [[1, ['MC1', 'a,b', 'say "hi"']], [2, ['multi\nline', 'x"y']]];
+    expect(split([text])).toEqual(expected);
+    for (let cut = 1; cut < text.length; cut++) expect(split([text.slice(0, cut), text.slice(cut)])).toEqual(expected);
+  });
+  it('keeps fast-csv quirks: blanks before the first delimiter dropped, other unquoted blanks kept', () => {
+    expect(split([' ,a, b \n'])).toEqual([[1, ['', 'a', ' b ']]]);
+  });
+  it('a missing closing quote or text after a closing quote aborts naming file and row', () => {
+    expect(() => split(['a\n"open,b\n'])).toThrow('f.csv, row 2: missing closing quote');
+    expect(() => split(['"a"b,c\n'])).toThrow('f.csv, row 1: text after a closing quote');
+  });
+  it('readCsv strips a BOM and the trailing Ctrl-Z line, keeping physical row numbers', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ce-csv-'));
+    const path = join(dir, 'x.csv');
+    await writeFile(path, '\uFEFFA,B\r\n1,"2"\r\n\x1A', 'utf8');
+    const rows: CsvRow[] = [];
+    for await (const row of readCsv(path)) rows.push(row);
+    expect(rows).toEqual([{ row: 1, cells: ['A', 'B'] }, { row: 2, cells: ['1', '2'] }]);
+  });
+});
+
+describe('compact join tables', () => {
+  it('SlotIndex: dense slots, 10-digit DOT keys, growth past the initial size', () => {
+    const dots = new SlotIndex('dot', 4);
+    expect(dots.add(9_876_543_210)).toBe(0);
+    for (let i = 1; i <= 5000; i++) expect(dots.add(i * 7919)).toBe(i);
+    expect(dots.get(9_876_543_210)).toBe(0);
+    expect(dots.get(2500 * 7919)).toBe(2500);
+    expect(dots.get(1)).toBe(-1);
+    expect(() => new SlotIndex('mc').add(2 ** 31)).toThrow(RangeError);
+  });
+  it('McsByDot: MCs per DOT in first-seen order, without duplicates', () => {
+    const table = new McsByDot();
+    table.add(30, 3);
+    table.add(10, 1);
+    table.add(30, 2);
+    table.add(30, 3);
+    table.add(20, 5);
+    expect(table.get(30)).toEqual([3, 2]);
+    expect(table.get(10)).toEqual([1]);
+    expect(table.get(15)).toBeUndefined();
+  });
+  it('tables sharing one MC index keep their own membership', () => {
+    const slots = new SlotIndex('mc');
+    const authority = new AuthorityByMc(slots);
+    const insurance = new InsuranceTable(slots);
+    insurance.addPolicy(insurance.slot(7), 750_000, '2030-01-01');
+    authority.set(9, { dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null });
+    expect(authority.has(7)).toBe(false);
+    expect(insurance.get(9)).toBeUndefined();
+    expect(insurance.get(7)).toEqual({ bipdOnFileUsd: 750_000, cancellationOn: '2030-01-01' });
+    expect([...authority.keys()]).toEqual([9]);
+    expect(authority.get(9)).toEqual({ dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null });
+  });
+});
