@@ -31,7 +31,7 @@ const args = ['--import', 'tsx', 'src/cli/main.ts', 'ingest', '--census', `${dir
   '--oos', `${dir}/oos_p2mt-9ige.csv`, '--ofac-sdn', `${dir}/sdn.csv`, '--ofac-alt', `${dir}/alt.csv`,
   '--sam', `${dir}/SAM_Exclusions_Public_V2.csv`, '--dnu', `${dir}/do_not_use.csv`];
 // Load before the run: other work on a shared machine skews both numbers, so the result records it.
-const loadBefore = loadavg()[0];
+const loadBefore = loadavg()[0] ?? 0;
 const started = Date.now();
 const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'inherit'] });
 let output = '';
@@ -52,7 +52,7 @@ const result = {
   carriers: count, exit_code: code, seconds, peak_rss_mb: Math.round(peakRssKb / 1024),
   redis_bytes_per_carrier: count > 0 ? Math.round((after - before) / count) : null,
   redis_used_memory_delta_mb: Math.round((after - before) / 1048576), measured_at: new Date().toISOString(),
-  machine: { cpus: cpus().length, load_1m_before: Number(loadBefore.toFixed(2)), load_1m_after: Number(loadavg()[0].toFixed(2)), node: process.version },
+  machine: { cpus: cpus().length, load_1m_before: Number(loadBefore.toFixed(2)), load_1m_after: Number((loadavg()[0] ?? 0).toFixed(2)), node: process.version },
   goals: { seconds: 120, peak_rss_mb: 500, redis_bytes_per_carrier: 300 },
 };
 process.stdout.write(`${output}\n${JSON.stringify(result, null, 2)}\n`);

@@ -20,6 +20,7 @@ const COMMA = 44;
 const CR = 13;
 const LF = 10;
 const WHITESPACE = /\s/;
+const MAX_RECORD_CHARS = 4 << 20;
 
 /** fast-csv skips JS \s whitespace except CR/LF around quoted fields. */
 function isBlank(code: number): boolean {
@@ -62,20 +63,23 @@ export class CsvRecordSplitter {
     }
     const length = text.length;
     let pos = 0;
-    // Next quote / CR at or after pos, searched again only once passed, so a chunk is scanned once (not per line).
+    // Next LF / quote / CR at or after pos, searched again only once passed, so a chunk is scanned once (not per
+    // line). -1 >>> 0 is 2^32 - 1: "none left in this text", larger than any position.
+    let newline = -1;
     let quote = -1;
     let cr = -1;
     while (pos < length) {
-      const newline = text.indexOf('\n', pos);
-      if (newline < 0 && !final) break;
-      const end = newline < 0 ? length : newline;
-      const lineEnd = end > pos && text.charCodeAt(end - 1) === CR ? end - 1 : end;
-      // -1 >>> 0 is 2^32 - 1: "none left in this text", larger than any position.
+      if (newline < pos) newline = text.indexOf('\n', pos) >>> 0;
       if (quote < pos) quote = text.indexOf('"', pos) >>> 0;
       if (cr < pos) cr = text.indexOf('\r', pos) >>> 0;
+      const whole = newline < length || final;
+      // No row delimiter yet: wait for more data (a CR-only file has no LF, so a CR sends it to scan()).
+      if (!whole && cr >= length) break;
+      const end = Math.min(newline, length);
+      const lineEnd = end > pos && text.charCodeAt(end - 1) === CR ? end - 1 : end;
       let cells: string[];
       // A record starting with blanks goes the slow way: fast-csv drops them when a delimiter follows.
-      if (quote >= lineEnd && cr >= lineEnd && !isBlank(text.charCodeAt(pos))) {
+      if (whole && quote >= lineEnd && cr >= lineEnd && !isBlank(text.charCodeAt(pos))) {
         cells = text.slice(pos, lineEnd).split(',');
         pos = end + 1;
       } else {
@@ -89,6 +93,10 @@ export class CsvRecordSplitter {
       out.push({ row: this.row, cells });
     }
     this.rest = pos >= length ? '' : text.slice(pos);
+    // An unbalanced quote would otherwise swallow (and rescan) the rest of the file; no real record is this long.
+    if (this.rest.length > MAX_RECORD_CHARS) {
+      throw new IngestError(this.file, this.row + 1, null, `record longer than ${MAX_RECORD_CHARS} characters (unbalanced quote?)`);
+    }
   }
 
   /** Field-by-field scan from a record start; null when the record is not complete yet (more data to come). */

@@ -19,6 +19,7 @@ function split(pieces: string[]): Array<[number, string[]]> {
 describe('CSV record splitter (fast-csv compatible)', () => {
   it('splits plain, CRLF and lone-CR lines; drops empty records without counting them', () => {
     expect(split(['a,b\r\n\r\n,,\nc,\rd'])).toEqual([[1, ['a', 'b']], [2, ['c', '']], [3, ['d']]]);
+    expect(split(['a,b\rc', ',d\r', 'e'])).toEqual([[1, ['a', 'b']], [2, ['c', 'd']], [3, ['e']]]);
   });
   it('quoted fields: commas, doubled quotes, embedded newlines, blanks around quotes, across chunk boundaries', () => {
     const text = '"MC1", "a,b" ,"say ""hi"""\r\n"multi\nline",x"y\n';
@@ -32,6 +33,8 @@ describe('CSV record splitter (fast-csv compatible)', () => {
   it('a missing closing quote or text after a closing quote aborts naming file and row', () => {
     expect(() => split(['a\n"open,b\n'])).toThrow('f.csv, row 2: missing closing quote');
     expect(() => split(['"a"b,c\n'])).toThrow('f.csv, row 1: text after a closing quote');
+    const unbalanced = ['x\n"never closed,', ...Array.from({ length: 80 }, () => 'y'.repeat(65_536)), 'z'];
+    expect(() => split(unbalanced)).toThrow(/f\.csv, row 2: record longer than \d+ characters \(unbalanced quote\?\)/);
   });
   it('readCsv strips a BOM and the trailing Ctrl-Z line, keeping physical row numbers', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ce-csv-'));
