@@ -80,3 +80,32 @@ describe('compact join tables', () => {
     expect(authority.get(9)).toEqual({ dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null });
   });
 });
+
+describe('CSV record splitter against fast-csv as the oracle', () => {
+  it('splits 2,000 generated well-formed documents exactly as fast-csv parses them', async () => {
+    const { parseString } = await import('fast-csv');
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const plain = ['', 'MC012892', '00344554', 'A', 'HULL CO-OP', '750', 'x y', '-0- '];
+    const quotedOnly = ['a,b', 'say "hi"', 'two\nlines', 'cr\r\nlf', ''];
+    const cell = () => (next(3) === 0 ? `"${(quotedOnly[next(quotedOnly.length)] ?? '').replaceAll('"', '""')}"` : plain[next(plain.length)] ?? '');
+    const documents = Array.from({ length: 2000 }, () => {
+      const width = 1 + next(6);
+      const lines = Array.from({ length: 1 + next(5) }, () => Array.from({ length: width }, cell).join(','));
+      return lines.join(next(2) === 0 ? '\r\n' : '\n') + (next(2) === 0 ? '\r\n' : '');
+    });
+    for (const document of documents) {
+      const expected = await new Promise<string[][]>((resolve, reject) => {
+        const rows: string[][] = [];
+        parseString(document, { headers: false, ignoreEmpty: true })
+          .on('data', (row: string[]) => rows.push(row)).on('error', reject).on('end', () => resolve(rows));
+      });
+      const pieces = [document.slice(0, next(document.length + 1)), document.slice(0)];
+      pieces[1] = document.slice(pieces[0]?.length ?? 0);
+      expect(split(pieces).map(([, cells]) => cells), JSON.stringify(document)).toEqual(expected);
+    }
+  });
+});
