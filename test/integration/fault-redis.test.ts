@@ -93,3 +93,27 @@ describe('Redis paused (SIGSTOP)', () => {
     expect(recovered.value.body.degraded).toBe(false);
   });
 });
+
+describe('budget while Redis is down', () => {
+  it('an in-memory limiter stands in per replica: the budget still bites, with Retry-After', async () => {
+    await waitFor(() => timedCheck('123456'), (answer) => answer.body.eligible === true, 5000);
+    const { key: small } = await t.createKey({ rate_per_minute: 3 });
+    // One check while Redis is up caches the key record, as steady traffic would.
+    expect((await t.post('/v1/eligibility', { mc_number: '123456' }, { 'x-api-key': small })).status).toBe(200);
+    await redis.kill();
+    try {
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 5; i++) {
+        const response = await t.post('/v1/eligibility', { mc_number: '123456' }, { 'x-api-key': small });
+        statuses.push(response.status);
+        if (response.status === 429) retryAfter = response.headers.get('retry-after');
+        else expect(await response.json()).toMatchObject({ eligible: false, degraded: true });
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await redis.launch();
+    }
+  });
+});
