@@ -97,58 +97,51 @@ export function batchRoutes(deps: BatchDeps): Route[] {
     },
   };
 
-  const status: Route = {
-    method: 'GET',
-    pattern: '/v1/batch/:id',
+  /** Every job endpoint starts the same way: batch scope, then the job if (and only if) this key owns it. */
+  const jobRoute = (
+    method: Route['method'],
+    pattern: string,
+    act: (job: JobRecord, key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>,
+  ): Route => ({
+    method,
+    pattern,
     maxBodyBytes: 0,
     async handler(request) {
       const key = await authorise(deps, request);
-      return statusResponse(await ownedJob(deps, request, key), 200, key.id);
+      return act(await ownedJob(deps, request, key), key, request);
     },
-  };
+  });
 
-  const cancel: Route = {
-    method: 'DELETE',
-    pattern: '/v1/batch/:id',
-    maxBodyBytes: 0,
-    async handler(request) {
-      const key = await authorise(deps, request);
-      const job = await ownedJob(deps, request, key);
-      const cancelled = isActiveStatus(job.status) ? await guarded(deps, request, () => deps.jobs.cancel(job)) : null;
-      if (!cancelled?.ended) {
-        const finished = cancelled?.job ?? job;
-        throw new AppError('job_already_finished', `The batch job is already ${finished.status}; nothing to cancel.`, {
-          extensions: { job_status: finished.status },
-        });
-      }
-      return statusResponse(cancelled.job, 200, key.id);
-    },
-  };
+  const status = jobRoute('GET', '/v1/batch/:id', async (job, key) => statusResponse(job, 200, key.id));
 
-  const report: Route = {
-    method: 'GET',
-    pattern: '/v1/batch/:id/report',
-    maxBodyBytes: 0,
-    async handler(request) {
-      const key = await authorise(deps, request);
-      const job = await ownedJob(deps, request, key);
-      if (isActiveStatus(job.status)) {
-        throw new AppError('job_not_finished', `The batch job is ${job.status} (${job.processed} of ${job.total} rows); poll ${pollUrl(job.id)}.`, {
-          headers: { 'retry-after': POLL_AFTER_SECONDS },
-        });
-      }
-      return {
-        status: 200,
-        headers: {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': `attachment; filename="batch-${job.id}.csv"`,
-          'cache-control': 'no-store',
-        },
-        stream: reportChunks(deps.redis, deps.jobs.prefix, job),
-        log: { key_id: key.id, job_id: job.id, rows: job.total },
-      };
-    },
-  };
+  const cancel = jobRoute('DELETE', '/v1/batch/:id', async (job, key, request) => {
+    const cancelled = isActiveStatus(job.status) ? await guarded(deps, request, () => deps.jobs.cancel(job)) : null;
+    if (!cancelled?.ended) {
+      const finished = cancelled?.job ?? job;
+      throw new AppError('job_already_finished', `The batch job is already ${finished.status}; nothing to cancel.`, {
+        extensions: { job_status: finished.status },
+      });
+    }
+    return statusResponse(cancelled.job, 200, key.id);
+  });
+
+  const report = jobRoute('GET', '/v1/batch/:id/report', async (job, key) => {
+    if (isActiveStatus(job.status)) {
+      throw new AppError('job_not_finished', `The batch job is ${job.status} (${job.processed} of ${job.total} rows); poll ${pollUrl(job.id)}.`, {
+        headers: { 'retry-after': POLL_AFTER_SECONDS },
+      });
+    }
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="batch-${job.id}.csv"`,
+        'cache-control': 'no-store',
+      },
+      stream: reportChunks(deps.redis, deps.jobs.prefix, job),
+      log: { key_id: key.id, job_id: job.id, rows: job.total },
+    };
+  });
 
   return [submit, status, cancel, report];
 }
