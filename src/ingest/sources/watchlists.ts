@@ -55,9 +55,15 @@ function ofacEntry(list: 'ofac_sdn' | 'ofac_cons', id: string, name: string, ent
   return { list, entry_id: id, name, individual: entity.individual, note: entity.program ? `program ${entity.program}` : undefined };
 }
 
+export interface SamLoadResult {
+  /** Newest `Creation_Date` in the file (ISO YYYY-MM-DD): the extract's content as-of; null when absent (V1). */
+  asOf: string | null;
+}
+
 /** SAM V2: active when Termination Date is empty, "Indefinite" or not yet passed. */
-export async function loadSamExclusions(file: string, index: WatchlistIndex, context: LoadContext, stats: SourceStats): Promise<void> {
+export async function loadSamExclusions(file: string, index: WatchlistIndex, context: LoadContext, stats: SourceStats): Promise<SamLoadResult> {
   let header: HeaderMap | null = null;
+  let asOf: string | null = null;
   for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
     if (!header) {
       header = new HeaderMap(file, cells, ['Classification', 'Name', 'First', 'Last', 'Termination Date', 'SAM Number']);
@@ -65,6 +71,13 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
     }
     stats.rows += 1;
     const fields = header.reader(row, cells);
+    // Read before any skip: a terminated row still tells how recent the extract is.
+    const created = fields.text('Creation_Date');
+    if (created !== '') {
+      const day = parseDate(created);
+      if (day === undefined) throw new IngestError(file, row, 'Creation_Date', `not a date: "${created}"`);
+      if (day !== null && (asOf === null || day > asOf)) asOf = day;
+    }
     const termination = fields.text('Termination Date');
     if (termination !== '' && !/^indefinite$/i.test(termination)) {
       const until = parseDate(termination);
@@ -85,4 +98,5 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
     const alias = /\(also ([^)]+)\)/i.exec(fields.text('Cross-Reference'))?.[1];
     if (alias) index.add({ ...entry, name: alias.trim() });
   }
+  return { asOf };
 }
