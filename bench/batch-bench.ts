@@ -61,7 +61,7 @@ async function newKey(): Promise<string> {
 
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, ROLE: 'worker', REDIS_PREFIX: prefix, REDIS_URL: config.REDIS_URL, LOG_LEVEL: 'info' },
+    env: { ...process.env, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', REDIS_PREFIX: prefix, REDIS_URL: config.REDIS_URL, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve) => {

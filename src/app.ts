@@ -65,6 +65,14 @@ export function apiRoutes(parts: AppParts): Route[] {
   ];
 }
 
+/** ROLE=worker serves only these, so its pods get probes and a scrape target like the API's. */
+export function workerRoutes(parts: AppParts): Route[] {
+  return [
+    healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
+    metricsRoute(parts.metrics),
+  ];
+}
+
 async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve) => {
@@ -85,10 +93,16 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.
   await waitUntilReady(parts.redis, 2000);
   await parts.state.start();
-  const http = config.ROLE === 'worker'
-    ? null
-    : await startHttpServer(apiRoutes(parts), { host: config.HOST, port: config.PORT, log });
-  if (http) log.info({ port: http.port, host: config.HOST }, 'listening');
+  let http: HttpServer;
+  try {
+    http = await startHttpServer(config.ROLE === 'worker' ? workerRoutes(parts) : apiRoutes(parts), { host: config.HOST, port: config.PORT, log });
+  } catch (error) {
+    // Port taken: release Redis and the poll timer so the caller can exit (or a test can go on) cleanly.
+    parts.state.stop();
+    parts.redis.disconnect();
+    throw error;
+  }
+  log.info({ port: http.port, host: config.HOST }, 'listening');
   const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
   return {
     parts,

@@ -67,6 +67,8 @@ function statusLine(status: number): string {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a declared enum with no runtime object in the package). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 interface Exchange {
   res: uWS.HttpResponse;
@@ -247,7 +249,13 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
   app.any('/*', serve(null, []));
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(options.host, options.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${options.host}:${options.port}`))));
+    // uSockets sets SO_REUSEPORT by default on Linux, so a second instance on a taken port would silently share
+    // it and split the traffic. LIBUS_LISTEN_EXCLUSIVE_PORT (1) makes that listen fail instead. The native listen
+    // takes (host, port, options, cb); the typings only declare the form without a host, hence the cast.
+    const listen = app.listen.bind(app) as unknown as (host: string, port: number, options: number,
+      cb: (socket: uWS.us_listen_socket | false) => void) => void;
+    listen(options.host, options.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => (socket ? resolve(socket) : reject(new Error(
+      `cannot listen on ${options.host}:${options.port} (port already in use or address not available); refusing to start`))));
   });
   const port = uWS.us_socket_local_port(listenSocket);
 

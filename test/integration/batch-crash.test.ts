@@ -14,7 +14,7 @@ const workers: ChildProcess[] = [];
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
-      ...process.env, ROLE: 'worker', REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'info',
+      ...process.env, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'info',
       BATCH_CLAIM_IDLE_MS: '500', WORKER_CONCURRENCY: '4', STATE_POLL_MS: '100',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
