@@ -38,6 +38,16 @@ export function redisKeys(prefix: string) {
     doNotUse: `${prefix}dnu`,
     /** Counter bumped on every do-not-use change; replicas reload the list when it moves. */
     doNotUseEpoch: `${prefix}dnu:epoch`,
+    /**
+     * Decision records (src/decisions): hash per (minute, shard) of decision id → compact record, expiring after
+     * the retention window. The tag is the whole bucket, so one bucket's HSET + EXPIRE touch one slot and the
+     * 16 shards of a minute spread over the cluster. Shard = the decision id's last hex digit.
+     */
+    decisionBucket: (minute: number, shard: string) => `${prefix}dec:{${minute.toString(36)}.${shard}}`,
+    /** String: evidence shared by every decision on one (snapshot, MC) with the same rule set and reasons. */
+    decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => `${prefix}dec:ev:{${snapshotVersion}:${mc}}:${variant}`,
+    /** String (JSON SnapshotMeta): a snapshot's manifest, kept indefinitely (never deleted with the snapshot). */
+    snapshotManifest: (version: string) => `${prefix}manifest:{${version}}`,
   } as const;
 }
 
