@@ -1,38 +1,47 @@
-// HTTP load bench: POST /v1/eligibility on local Redis (cache-hot and cache-cold mixes) against a raw
-// uWebSockets.js server answering fixed JSON, measured in the same run so the result is a ratio. The service
-// and the raw server each run in their own child process pinned to CPU 0; the generators (autocannon in this
-// process, wrk when installed) run on CPU 1. A last step checks that the budget stayed exact under load.
-// Knobs (env): BENCH_DURATION (s, 10), BENCH_CONNECTIONS (100), BENCH_REPEAT (1; the median is reported),
-// BENCH_CARRIERS (100000), BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS
-// (raw,hot,cold,exact), BENCH_TOOLS (autocannon,wrk), BENCH_PIN (1), BENCH_CPU_PROF (0: profile the service).
-import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
+// HTTP load bench (issue 10): POST /v1/eligibility on the service (cache-hot and cache-cold) against, in the same
+// run, a raw uWebSockets.js server answering fixed JSON (the HTTP ceiling) and two peers doing the same work the
+// plain way (bench/peers/: naive uWS, idiomatic Fastify). Every server runs in its own process pinned to CPU 0;
+// the load generator (wrk, else autocannon) and, by default, a private redis-server run on CPU 1. Each round
+// measures every server back to back, so ratios are taken within one round (one window of background load);
+// the table reports the median round per row and the spread of the ratio over the rounds.
+// Per run it records req/s, p50/p99, the server's CPU µs per response and GC pauses (both reported by the server
+// over IPC, bench/child-stats.ts), Redis commands and Redis CPU per response (INFO commandstats / INFO cpu
+// deltas of the private Redis). A last step checks that the budget stayed exact under load.
+// Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
+// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,hot,cold,naive,fastify,exact; also
+// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_PIN (1), BENCH_REDIS
+// (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
+// BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { DEFAULT_RULE_SET } from '../src/core/ruleset.js';
 import { createRedis } from '../src/redis/connection.js';
+import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../src/store/keys.js';
 import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 import { cleanCarrier } from '../test/helpers/harness.js';
+import { PrivateRedis } from '../test/helpers/private-redis.js';
+import type { ChildStats } from './child-stats.js';
 
 const env = process.env;
-const DURATION = Number(env.BENCH_DURATION ?? 10);
+const DURATION = Number(env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 100);
-const REPEAT = Math.max(1, Number(env.BENCH_REPEAT ?? 1));
+const REPEAT = Math.max(1, Number(env.BENCH_REPEAT ?? 3));
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 100_000);
 const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
-const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,hot,cold,exact').split(','));
+const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,hot,cold,naive,fastify,exact').split(','));
+const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
 const HOT_MC = '123456';
 const EXACT_BUDGET = 2000;
 const OUT_DIR = new URL('../.bench-out/', import.meta.url);
-const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function hasCommand(name: string): boolean {
   try {
@@ -43,50 +52,56 @@ function hasCommand(name: string): boolean {
   }
 }
 
-const PIN = env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasCommand('taskset');
-const tools = new Set((env.BENCH_TOOLS ?? 'autocannon,wrk').split(','));
-const WRK = tools.has('wrk') && hasCommand('wrk');
-
+const CPUS = availableParallelism();
+const PIN = env.BENCH_PIN !== '0' && CPUS >= 2 && hasCommand('taskset');
 type Tool = 'autocannon' | 'wrk';
+const TOOL: Tool = (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
+const PRIVATE_REDIS = (env.BENCH_REDIS ?? 'private') === 'private' && hasCommand('redis-server');
+
+const pinned = (cpu: number, command: string[]): string[] => (PIN ? ['taskset', '-c', String(cpu), ...command] : command);
+
+// ---------- what one run measures ----------
 
 interface Measurement {
+  /** Row label: the server and its scenario. */
   scenario: string;
+  round: number;
   tool: Tool;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
-  /** Responses in the run (for per-request ratios). */
+  /** Responses in the run (the denominator of every per-request figure). */
   requests: number;
-  /** CPU time (user + system) the server process spent per response, in microseconds. */
-  cpuMicrosPerRequest?: number;
-  /** Commands the service's request-path Redis client sent per response (service runs only). */
-  redisPerRequest?: Record<string, number>;
+  /** Server process CPU time (user + system, all threads) per response, µs. */
+  cpuMicrosPerRequest: number;
+  /** GC pauses in the server during the run. */
+  gc: { count: number; ms: number; major: number };
+  /** Commands the server's clients sent per response, by name: its round trips to Redis (client-side count). */
+  callsPerRequest: Record<string, number>;
+  /** Commands Redis executed per response, by name (INFO commandstats delta: includes those run inside Lua scripts). */
+  redisPerRequest: Record<string, number>;
+  /** Redis process CPU per response, µs (INFO cpu delta; private Redis only). */
+  redisCpuMicrosPerRequest: number | null;
+  ratioToRaw?: number;
 }
 
 // ---------- children ----------
 
-interface ChildStats {
-  cpuMicros: number;
-  commands: Record<string, number> | null;
-}
-
 interface Child {
   port: number;
-  /** CPU time and Redis commands by name since the last call (the raw server has no Redis). */
   stats(): Promise<ChildStats>;
   stop(): Promise<void>;
 }
 
 const devNull = openSync('/dev/null', 'w');
 
-/** Starts a bench entry in its own process (pinned to CPU 0) and waits for it to report its port. */
+/** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const node = [process.execPath, ...nodeArgs, '--import', 'tsx', script];
-  const [command, ...args] = PIN ? ['taskset', '-c', '0', ...node] : node;
-  // stdout (the access log) goes to /dev/null: it still costs the service its serialisation and write(2),
-  // as a pipe to the container runtime would, but not a reader in this process.
+  const [command, ...args] = pinned(0, [process.execPath, ...nodeArgs, '--import', 'tsx', script]);
+  // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
+  // as a pipe to the container runtime would, but not a reader on these cores.
   const child: ChildProcess = spawn(command ?? process.execPath, args, {
     env: { ...env, ...childEnv }, stdio: ['ignore', devNull, 'inherit', 'ipc'],
   });
@@ -117,33 +132,35 @@ function startChild(script: string, childEnv: Record<string, string>, nodeArgs: 
 // ---------- load generators ----------
 
 interface Load {
-  path: string;
   apiKey: string | null;
   mode: 'hot' | 'cold';
 }
+
+const PATH = '/v1/eligibility';
 
 async function runAutocannon(port: number, load: Load, duration: number): Promise<autocannon.Result> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (load.apiKey) headers['x-api-key'] = load.apiKey;
   const base = { url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration };
   if (load.mode === 'hot') {
-    return autocannon({ ...base, url: `${base.url}${load.path}`, method: 'POST', headers, body: JSON.stringify({ mc_number: HOT_MC }) });
+    return autocannon({ ...base, url: `${base.url}${PATH}`, method: 'POST', headers, body: JSON.stringify({ mc_number: HOT_MC }) });
   }
   return autocannon({
     ...base,
     requests: [{
-      method: 'POST', path: load.path, headers,
+      method: 'POST', path: PATH, headers,
       setupRequest: (request) => ({ ...request, body: `{"mc_number":"${1 + Math.floor(Math.random() * COLD_RANGE)}"}` }),
     }],
   });
 }
 
-function fromAutocannon(scenario: string, result: autocannon.Result): Measurement {
-  return {
-    scenario, tool: 'autocannon', requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
-    requests: result.requests.total,
-  };
+interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
 }
 
 function wrkMs(output: string, label: string): number {
@@ -153,9 +170,8 @@ function wrkMs(output: string, label: string): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
-function runWrk(scenario: string, port: number, load: Load, duration: number): Promise<Measurement> {
-  const wrkArgs = ['-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-s', 'bench/wrk-eligibility.lua', `http://127.0.0.1:${port}${load.path}`];
-  const [command, ...args] = PIN ? ['taskset', '-c', '1', 'wrk', ...wrkArgs] : ['wrk', ...wrkArgs];
+function runWrk(port: number, load: Load, duration: number): Promise<LoadResult> {
+  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-s', 'bench/wrk-eligibility.lua', `http://127.0.0.1:${port}${PATH}`]);
   return new Promise((resolve, reject) => {
     const child = spawn(command ?? 'wrk', args, {
       env: { ...env, WRK_MODE: load.mode, WRK_MC: HOT_MC, WRK_RANGE: String(COLD_RANGE), WRK_API_KEY: load.apiKey ?? '' },
@@ -169,7 +185,6 @@ function runWrk(scenario: string, port: number, load: Load, duration: number): P
     child.on('exit', () => {
       const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
       resolve({
-        scenario, tool: 'wrk',
         requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
         p50Ms: wrkMs(output, '50%'), p99Ms: wrkMs(output, '99%'),
         non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
@@ -180,10 +195,43 @@ function runWrk(scenario: string, port: number, load: Load, duration: number): P
   });
 }
 
-const median = (runs: Measurement[]): Measurement => {
-  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return sorted[Math.floor(sorted.length / 2)] as Measurement;
-};
+async function runLoad(port: number, load: Load, duration: number): Promise<LoadResult> {
+  if (TOOL === 'wrk') return runWrk(port, load, duration);
+  const result = await runAutocannon(port, load, duration);
+  return {
+    requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99,
+    non2xx: result.non2xx, errors: result.errors, requests: result.requests.total,
+  };
+}
+
+// ---------- Redis counters ----------
+
+interface RedisCounters {
+  calls: Record<string, number>;
+  cpuSeconds: number;
+}
+
+async function redisCounters(redis: Redis): Promise<RedisCounters> {
+  const calls: Record<string, number> = {};
+  for (const match of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    calls[match[1] as string] = Number(match[2]);
+  }
+  const cpu = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
+  return { calls, cpuSeconds: field('used_cpu_sys') + field('used_cpu_user') };
+}
+
+/** Commands the bench itself sends around a run (INFO twice), left out of the per-request counts. */
+const OWN_COMMANDS = new Set(['info']);
+
+function perRequest(counts: Record<string, number>, requests: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts)
+    .filter(([name, count]) => count > 0 && !OWN_COMMANDS.has(name))
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, count]) => [name, Math.round((count / requests) * 10_000) / 10_000]));
+}
+
+// ---------- targets and rounds ----------
 
 interface Target {
   scenario: string;
@@ -191,43 +239,70 @@ interface Target {
   load: Load;
 }
 
-/** One measured run, with the server's CPU time and Redis commands over exactly that run. */
-async function measureRun(target: Target, tool: Tool): Promise<Measurement> {
+/** One measured run, with the server's CPU, GC and Redis activity over exactly that run. */
+async function measureRun(target: Target, round: number, redis: Redis | null): Promise<Measurement> {
   const { child, load, scenario } = target;
   await child.stats();
-  const measurement = tool === 'wrk'
-    ? await runWrk(scenario, child.port, load, DURATION)
-    : fromAutocannon(scenario, await runAutocannon(child.port, load, DURATION));
-  const { cpuMicros, commands } = await child.stats();
-  if (measurement.requests > 0) {
-    measurement.cpuMicrosPerRequest = Math.round((cpuMicros / measurement.requests) * 10) / 10;
-    if (commands) {
-      measurement.redisPerRequest = Object.fromEntries(Object.entries(commands)
-        .map(([name, count]) => [name, Math.round((count / measurement.requests) * 10_000) / 10_000]));
-    }
-  }
-  process.stdout.write(`  ${scenario.padEnd(20)} ${tool.padEnd(10)} ${String(Math.round(measurement.requestsPerSecond)).padStart(7)} req/s`
-    + `  p99 ${measurement.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest ?? '?'} µs CPU/req\n`);
+  const before = redis ? await redisCounters(redis) : null;
+  const result = await runLoad(child.port, load, DURATION);
+  const after = redis ? await redisCounters(redis) : null;
+  const stats = await child.stats();
+  const requests = Math.max(1, result.requests);
+  const executed: Record<string, number> = before && after
+    ? Object.fromEntries(Object.entries(after.calls).map(([name, calls]) => [name, calls - (before.calls[name] ?? 0)]))
+    : {};
+  const measurement: Measurement = {
+    scenario, round, tool: TOOL, ...result,
+    cpuMicrosPerRequest: Math.round((stats.cpuMicros / requests) * 10) / 10,
+    gc: stats.gc,
+    callsPerRequest: perRequest(stats.commands ?? {}, requests),
+    redisPerRequest: perRequest(executed, requests),
+    redisCpuMicrosPerRequest: before && after ? Math.round(((after.cpuSeconds - before.cpuSeconds) * 1e6 / requests) * 10) / 10 : null,
+  };
+  process.stdout.write(`  round ${round} ${scenario.padEnd(26)} ${String(Math.round(result.requestsPerSecond)).padStart(7)} req/s`
+    + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
+    + `${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}\n`);
   return measurement;
 }
 
-/**
- * Warm-up (JIT, LRU, connections), then REPEAT rounds; each round runs every target with every tool, so the
- * raw baseline and the service see the same background load (this machine is shared). Median per pair.
- */
-async function measureAll(targets: Target[]): Promise<Measurement[]> {
-  for (const target of targets) await runAutocannon(target.child.port, target.load, 2);
-  const runTools: Tool[] = [...(tools.has('autocannon') ? ['autocannon' as const] : []), ...(WRK ? ['wrk' as const] : [])];
-  const runs = new Map<string, Measurement[]>();
-  for (let round = 0; round < REPEAT; round += 1) {
-    for (const tool of runTools) {
-      for (const target of targets) {
-        const key = `${target.scenario}\u0000${tool}`;
-        runs.set(key, [...(runs.get(key) ?? []), await measureRun(target, tool)]);
-      }
-    }
+const RAW = 'raw uWS, fixed JSON';
+
+/** Warm-up (JIT, caches, connections), then REPEAT rounds of every target back to back; ratios within a round. */
+async function measureAll(targets: Target[], redis: Redis | null): Promise<Measurement[]> {
+  for (const target of targets) await runLoad(target.child.port, target.load, 2);
+  const runs: Measurement[] = [];
+  for (let round = 1; round <= REPEAT; round += 1) {
+    const thisRound: Measurement[] = [];
+    for (const target of targets) thisRound.push(await measureRun(target, round, redis));
+    const raw = thisRound.find((run) => run.scenario === RAW);
+    if (raw) for (const run of thisRound) run.ratioToRaw = run.requestsPerSecond / raw.requestsPerSecond;
+    runs.push(...thisRound);
   }
-  return [...runs.values()].map(median);
+  return runs;
+}
+
+interface Row {
+  scenario: string;
+  /** The median run by req/s. */
+  median: Measurement;
+  ratio: { median: number; min: number; max: number } | null;
+  cpuRange: { min: number; max: number };
+}
+
+function summarise(runs: Measurement[]): Row[] {
+  const scenarios = [...new Set(runs.map((run) => run.scenario))];
+  return scenarios.map((scenario) => {
+    const mine = runs.filter((run) => run.scenario === scenario);
+    const byRate = [...mine].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    const ratios = mine.map((run) => run.ratioToRaw).filter((ratio): ratio is number => ratio !== undefined).sort((a, b) => a - b);
+    const cpu = mine.map((run) => run.cpuMicrosPerRequest);
+    return {
+      scenario,
+      median: byRate[Math.floor(byRate.length / 2)] as Measurement,
+      ratio: ratios.length > 0 ? { median: ratios[Math.floor(ratios.length / 2)] as number, min: ratios[0] as number, max: ratios[ratios.length - 1] as number } : null,
+      cpuRange: { min: Math.min(...cpu), max: Math.max(...cpu) },
+    };
+  });
 }
 
 // ---------- Redis fixtures ----------
@@ -257,69 +332,119 @@ async function seed(redis: Redis, keys: RedisKeys): Promise<{ hotKey: string; ex
   return { hotKey: await issue(1_000_000_000), exactKey: await issue(EXACT_BUDGET) };
 }
 
+/** The verdict fields every server must agree on (the spec's ten plus mc_number and carrier; ids and times vary). */
+const COMPARED_FIELDS = ['eligible', 'found', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'mc_number', 'carrier'];
+
+/**
+ * Every server must give the same answer before its speed means anything: status, the contract's headers and the
+ * verdict fields above. Additive fields only the service has (evidence) are named, not compared: the peers do
+ * not build them, which the README says next to the table.
+ */
+async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems: string[]; serviceOnly: string[] }> {
+  const problems: string[] = [];
+  const serviceOnly = new Set<string>();
+  let reference: { scenario: string; shape: string } | null = null;
+  for (const target of targets) {
+    if (target.scenario === RAW) continue;
+    const response = await fetch(`http://127.0.0.1:${target.child.port}${PATH}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: `MC-${HOT_MC}` }),
+    });
+    const body = await response.json() as Record<string, unknown>;
+    for (const name of Object.keys(body)) if (!COMPARED_FIELDS.includes(name) && !['decision_id', 'evaluated_at', 'cache_hit'].includes(name)) serviceOnly.add(name);
+    const stable = Object.fromEntries(COMPARED_FIELDS.map((name) => [name, body[name]]));
+    const headers = ['content-type', 'cache-control', 'x-request-id', 'ratelimit-policy', 'ratelimit'].map((name) => `${name}:${response.headers.has(name)}`);
+    const shape = JSON.stringify({ status: response.status, headers, stable });
+    reference ??= { scenario: target.scenario, shape };
+    if (shape !== reference.shape) problems.push(`${target.scenario} answers ${shape}\n  but ${reference.scenario} answers ${reference.shape}`);
+  }
+  return { problems, serviceOnly: [...serviceOnly] };
+}
+
+// ---------- output ----------
+
+const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+
+function redisColumn(counts: Record<string, number>): string {
+  const entries = Object.entries(counts);
+  if (entries.length === 0) return '0';
+  const total = entries.reduce((sum, [, count]) => sum + count, 0);
+  const top = entries.slice(0, 4).map(([name, count]) => `${name} ${count}`).join(', ');
+  return `${Math.round(total * 1000) / 1000} (${top}${entries.length > 4 ? ', …' : ''})`;
+}
+
+function markdownTable(rows: Row[]): string {
+  return [
+    '| server, scenario | req/s | ratio to raw uWS (min–max) | p50 ms | p99 ms | server CPU µs/req (min–max) | Redis calls/req sent | Redis cmds/req executed | Redis CPU µs/req | GC pauses: count, ms (major) | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
+    ...rows.map(({ scenario, median: m, ratio, cpuRange }) => `| ${scenario} | ${fmt(m.requestsPerSecond)} | `
+      + `${ratio ? `${fmt(ratio.median, 2)} (${fmt(ratio.min, 2)}–${fmt(ratio.max, 2)})` : 'n/a'} | ${fmt(m.p50Ms, 2)} | ${fmt(m.p99Ms, 2)} | `
+      + `${fmt(m.cpuMicrosPerRequest, 1)} (${fmt(cpuRange.min, 1)}–${fmt(cpuRange.max, 1)}) | ${redisColumn(m.callsPerRequest)} | ${redisColumn(m.redisPerRequest)} | `
+      + `${m.redisCpuMicrosPerRequest === null ? 'n/a' : fmt(m.redisCpuMicrosPerRequest, 1)} | ${m.gc.count}, ${fmt(m.gc.ms, 1)} (${m.gc.major}) | ${m.non2xx} / ${m.errors} |`),
+  ].join('\n');
+}
+
 // ---------- main ----------
-
-function redisCounts(row: Measurement): string {
-  if (!row.redisPerRequest) return '';
-  return Object.entries(row.redisPerRequest).map(([name, perRequest]) => `${name} ${perRequest}`).join(', ');
-}
-
-function printTable(rows: Measurement[]): void {
-  const rawRate = (tool: Tool) => rows.find((row) => row.scenario === 'raw uWS fixed JSON' && row.tool === tool)?.requestsPerSecond;
-  const lines = [
-    '| scenario | tool | req/s | p50 ms | p99 ms | ratio to raw | server CPU µs/req | non-2xx | errors | Redis cmds per request |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((row) => {
-      const raw = rawRate(row.tool);
-      const ratio = raw ? `${Math.round((row.requestsPerSecond / raw) * 100)}%` : 'n/a';
-      return `| ${row.scenario} | ${row.tool} | ${Math.round(row.requestsPerSecond)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${ratio} | ${row.cpuMicrosPerRequest ?? ''} | ${row.non2xx} | ${row.errors} | ${redisCounts(row)} |`;
-    }),
-  ];
-  process.stdout.write(`\n${lines.join('\n')}\n`);
-}
 
 async function main(): Promise<void> {
   if (PIN) execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+  // Started after pinning this process, so the private redis-server inherits CPU 1.
+  const privateRedis = PRIVATE_REDIS ? await PrivateRedis.start() : null;
+  const redisUrl = privateRedis?.url ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench:${randomBytes(5).toString('hex')}:`;
-  const redis = createRedis(REDIS_URL, 'background');
+  const redis = createRedis(redisUrl, 'background');
+  const counterClient = privateRedis ? new Redis(redisUrl) : null;
   const keys = redisKeys(prefix);
-  const rows: Measurement[] = [];
+  let runs: Measurement[] = [];
   let exact: { budget: number; admitted: number; limited: number; other: number; ok: boolean } | null = null;
-  process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION} s per run, ${REPEAT} run(s) per tool, `
-    + `pinning ${PIN ? 'server→CPU0, generators→CPU1' : 'off'}, wrk ${WRK ? 'on' : 'off (not installed)'}, service LOG_LEVEL=${LOG_LEVEL}\n`);
+  let answerProblems: string[] = [];
+  let serviceOnly: string[] = [];
+  const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}, `
+    + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
+    + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}`;
+  process.stdout.write(`bench: ${header}\n`);
   const children: Child[] = [];
   try {
-    const targets: Target[] = [];
-    if (SCENARIOS.has('raw')) {
-      const raw = await startChild('bench/raw-uws.ts', { PORT: '0' });
-      children.push(raw);
-      targets.push({ scenario: 'raw uWS fixed JSON', child: raw, load: { path: '/v1/eligibility', apiKey: null, mode: 'hot' } });
-    }
     const started = Date.now();
     const { hotKey, exactKey } = await seed(redis, keys);
     process.stdout.write(`  seeded ${CARRIERS} carriers in ${Date.now() - started} ms under ${prefix}\n`);
-    const serviceEnv = { REDIS_URL, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
+    const targets: Target[] = [];
+    const hot: Load = { apiKey: hotKey, mode: 'hot' };
+    const cold: Load = { apiKey: hotKey, mode: 'cold' };
+    if (SCENARIOS.has('raw')) {
+      const raw = await startChild('bench/raw-uws.ts', { PORT: '0' });
+      children.push(raw);
+      targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
+    }
+    const serviceEnv = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
     const profile = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : [];
     let hotService: Child | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
       hotService = await startChild('bench/serve.ts', serviceEnv, profile);
       children.push(hotService);
-      if (SCENARIOS.has('hot')) {
-        targets.push({ scenario: 'service cache-hot', child: hotService, load: { path: '/v1/eligibility', apiKey: hotKey, mode: 'hot' } });
-      }
+      if (SCENARIOS.has('hot')) targets.push({ scenario: 'service, cache-hot', child: hotService, load: hot });
     }
     if (SCENARIOS.has('cold')) {
-      // A small LRU and a key range ten times the snapshot: nearly every request is a Redis HGET, 90% of them
+      // A small LRU and a key range ten times the snapshot: nearly every request is one Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
       const coldService = await startChild('bench/serve.ts', { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
       children.push(coldService);
-      targets.push({ scenario: 'service cache-cold', child: coldService, load: { path: '/v1/eligibility', apiKey: hotKey, mode: 'cold' } });
+      targets.push({ scenario: 'service, cache-cold', child: coldService, load: cold });
     }
-    rows.push(...await measureAll(targets));
+    const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS };
+    for (const [name, script, label] of [['naive', 'bench/peers/naive-uws.ts', 'naive uWS full path'], ['fastify', 'bench/peers/fastify.ts', 'Fastify full path']] as const) {
+      if (!SCENARIOS.has(name) && !SCENARIOS.has(`${name}-cold`)) continue;
+      const peer = await startChild(script, peerEnv);
+      children.push(peer);
+      if (SCENARIOS.has(name)) targets.push({ scenario: `${label}, cache-hot`, child: peer, load: hot });
+      if (SCENARIOS.has(`${name}-cold`)) targets.push({ scenario: `${label}, cache-cold`, child: peer, load: cold });
+    }
+    ({ problems: answerProblems, serviceOnly } = await sameAnswer(targets, hotKey));
+    for (const problem of answerProblems) process.stdout.write(`  DIFFERENT ANSWER: ${problem}\n`);
+    runs = await measureAll(targets, counterClient);
     if (hotService && SCENARIOS.has('exact')) {
       // Three times the budget at full concurrency, well inside one window: exactly the budget must pass.
       const result = await autocannon({
-        url: `http://127.0.0.1:${hotService.port}/v1/eligibility`, connections: CONNECTIONS, amount: 3 * EXACT_BUDGET,
+        url: `http://127.0.0.1:${hotService.port}${PATH}`, connections: CONNECTIONS, amount: 3 * EXACT_BUDGET,
         method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': exactKey }, body: `{"mc_number":"${HOT_MC}"}`,
       });
       const count = (status: string) => result.statusCodeStats?.[status as `${number}`]?.count ?? 0;
@@ -330,23 +455,39 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const child of children) await child.stop();
-    await deleteByPrefix(redis, prefix);
+    if (!privateRedis) await deleteByPrefix(redis, prefix);
     redis.disconnect();
+    counterClient?.disconnect();
+    await privateRedis?.stop();
   }
 
-  printTable(rows);
-  if (exact) {
-    process.stdout.write(`\nbudget exactness: budget ${exact.budget}, sent ${3 * exact.budget} at ${CONNECTIONS} connections → `
-      + `${exact.admitted} × 200, ${exact.limited} × 429, ${exact.other} other: ${exact.ok ? 'EXACT' : 'NOT EXACT'}\n`);
-  }
-  mkdirSync(OUT_DIR, { recursive: true });
-  const file = new URL(`http-load-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, OUT_DIR);
-  writeFileSync(file, `${JSON.stringify({
-    at: new Date().toISOString(), node: process.version, cpus: availableParallelism(), connections: CONNECTIONS,
-    durationSeconds: DURATION, repeat: REPEAT, pinned: PIN, logLevel: LOG_LEVEL, results: rows, exact,
+  const rows = summarise(runs);
+  const exactLine = exact
+    ? `Budget exactness: budget ${exact.budget}, ${3 * exact.budget} requests at ${CONNECTIONS} connections → `
+      + `${exact.admitted} × 200, ${exact.limited} × 429, ${exact.other} other: ${exact.ok ? '**exact**' : '**NOT EXACT**'}`
+    : 'Budget exactness: not run';
+  const markdown = [
+    `Run ${new Date().toISOString()}, Node ${process.version}, ${CPUS} CPUs: ${header}.`,
+    '',
+    markdownTable(rows),
+    '',
+    exactLine,
+    answerProblems.length === 0
+      ? `Same answer check: every server gave the same status, headers and verdict fields${serviceOnly.length > 0 ? ` (fields only some servers return, not compared: ${serviceOnly.join(', ')})` : ''}.`
+      : `Same answer check FAILED:\n${answerProblems.join('\n')}`,
+    '',
+  ].join('\n');
+  process.stdout.write(`\n${markdown}`);
+  const stem = env.BENCH_OUT ? new URL(env.BENCH_OUT, `file://${process.cwd()}/`) : new URL(`http-load-${new Date().toISOString().replace(/[:.]/g, '-')}`, OUT_DIR);
+  mkdirSync(new URL('.', stem), { recursive: true });
+  writeFileSync(`${stem.pathname}.md`, markdown);
+  writeFileSync(`${stem.pathname}.json`, `${JSON.stringify({
+    at: new Date().toISOString(), node: process.version, cpus: CPUS, connections: CONNECTIONS, durationSeconds: DURATION,
+    repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1',
+    rows: rows.map(({ scenario, median, ratio, cpuRange }) => ({ scenario, ratio, cpuRange, median })), runs, exact, answerProblems, serviceOnly,
   }, null, 2)}\n`);
-  process.stdout.write(`results: ${file.pathname}\n`);
-  if (exact && !exact.ok) process.exitCode = 1;
+  process.stdout.write(`results: ${stem.pathname}.md and .json\n`);
+  if ((exact && !exact.ok) || answerProblems.length > 0) process.exitCode = 1;
 }
 
 await main();

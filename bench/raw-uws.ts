@@ -1,6 +1,7 @@
 // The raw baseline: uWebSockets.js answering every request with one fixed JSON body of the same size class as
 // a verdict, with the same corked write the service uses. The ratio service/raw is the number that matters.
 import uWS from 'uWebSockets.js';
+import { serveBenchStats } from './child-stats.js';
 
 const BODY = JSON.stringify({
   eligible: true, found: true, tier: 'preferred', reasons: [], degraded: false,
@@ -17,16 +18,6 @@ const app = uWS.App().any('/*', (res) => {
 
 app.listen('127.0.0.1', Number(process.env.PORT ?? 0), (socket) => {
   if (!socket) throw new Error('raw uWS: cannot listen');
+  serveBenchStats({ stop: () => undefined });
   process.send?.({ port: uWS.us_socket_local_port(socket) });
-});
-
-// CPU time since the last "stats" message, so the bench can compare CPU per request, not only requests/s.
-let cpuMark = process.cpuUsage();
-process.on('message', (message) => {
-  if (message === 'stop') process.exit(0);
-  if (message === 'stats') {
-    const { user, system } = process.cpuUsage(cpuMark);
-    cpuMark = process.cpuUsage();
-    process.send?.({ commands: null, cpuMicros: user + system });
-  }
 });
