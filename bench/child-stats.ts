@@ -23,7 +23,7 @@ export interface ChildStats {
  * Counts the commands a client sends (its round trips), by name, for the bench's "Redis calls/req sent" column.
  * Returns the function that hands over and resets the counts.
  */
-export function countCommands(redis: Redis): () => Record<string, number> {
+export function countCommands(redis: Pick<Redis, 'sendCommand'>): () => Record<string, number> {
   const commands: Record<string, number> = {};
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = ((command, stream) => {

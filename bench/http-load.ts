@@ -21,7 +21,6 @@ import { Redis } from 'ioredis';
 import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { DEFAULT_RULE_SET } from '../src/core/ruleset.js';
-import { createRedis } from '../src/redis/connection.js';
 import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../src/store/keys.js';
 import { publishRuleSet } from '../src/store/rulesets.js';
@@ -391,7 +390,7 @@ async function main(): Promise<void> {
   const privateRedis = PRIVATE_REDIS ? await PrivateRedis.start() : null;
   const redisUrl = privateRedis?.url ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench:${randomBytes(5).toString('hex')}:`;
-  const redis = createRedis(redisUrl, 'background');
+  const redis = new Redis(redisUrl);
   const counterClient = privateRedis ? new Redis(redisUrl) : null;
   const keys = redisKeys(prefix);
   let runs: Measurement[] = [];
