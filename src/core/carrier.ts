@@ -61,12 +61,20 @@ export type CarrierLookup =
   | { kind: 'ambiguous'; mc: string; dot_numbers: string[] }
   | { kind: 'not_found' };
 
+/** One input file of a source, as ingested: content hash (computed while streaming), size and data rows read. */
+export interface SourceFile { name: string; sha256: string; bytes: number; rows: number }
+
 export interface SourceFreshness {
   present: boolean;
   /** As-of date of the file this source came from (RFC 3339), or null when missing. */
   as_of: string | null;
   rows: number;
   file?: string;
+  /** Where `as_of` came from: the file's own content dates, an operator flag, or a date in the file name. */
+  as_of_from?: 'content' | 'flag' | 'file_name';
+  /** When the ingest that read this source ran (RFC 3339). */
+  ingested_at?: string;
+  files?: SourceFile[];
 }
 
 /** Metadata of one complete snapshot version. */
