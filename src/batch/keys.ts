@@ -1,21 +1,23 @@
-// Redis keys of the batch feature. Every key of one job shares the hash tag {<job id>} so the job's Lua
-// scripts (create, complete a chunk, terminate) touch one cluster slot. The per-API-key active slot lives in
-// its own slot ({<key id>}), so claiming and releasing it are separate idempotent steps (see jobs.ts).
+// Redis keys of the batch feature, in the scheme of src/store/keys.ts. Every key of one job shares the hash tag
+// {<job id>} so the job's Lua scripts (create, complete a chunk, terminate) touch one cluster slot. The
+// per-API-key active slot lives in its key's slot ({<key id>}), so claiming and releasing it are separate
+// idempotent steps (see jobs.ts).
+import { tagged } from '../store/keys.js';
 
 /** The consumer group every worker joins on each job's stream. */
 export const WORKER_GROUP = 'workers';
 
 export function batchKeys(prefix: string, jobId: string) {
-  const tag = `${prefix}batch:{${jobId}}`;
+  const job = (rest: string) => tagged(prefix, jobId, `batch:${rest}`);
   return {
     /** Hash: the job record, its pins and its outcome counters (`s:<outcome>`). */
-    job: `${tag}:job`,
+    job: job('job'),
     /** Hash: chunk index → JSON array of input rows `[mc, dot, uei, ref]` (null for absent fields). */
-    rows: `${tag}:rows`,
+    rows: job('rows'),
     /** Hash: chunk index → the chunk's finished CSV lines; a field's presence is the chunk's "done" mark. */
-    out: `${tag}:out`,
+    out: job('out'),
     /** Stream: one entry per chunk, read by the WORKER_GROUP consumer group. */
-    stream: `${tag}:stream`,
+    stream: job('stream'),
   } as const;
 }
 
@@ -23,16 +25,16 @@ export type BatchJobKeys = ReturnType<typeof batchKeys>;
 
 export function batchGlobalKeys(prefix: string) {
   // The three shared keys carry one hash tag so the submit step can list and announce a job in one MULTI.
-  const shared = `${prefix}batch:{jobs}`;
+  const shared = (rest: string) => tagged(prefix, 'jobs', `batch:${rest}`);
   return {
     /** String: the id of the one active (queued|running) job of an API key; TTL = deadline + margin. */
-    activeSlot: (keyId: string) => `${prefix}batch:active:{${keyId}}`,
+    activeSlot: (keyId: string) => tagged(prefix, keyId, 'batch:active'),
     /** Sorted set: ids of jobs not yet known terminal, score = deadline (ms). Workers discover work here. */
-    activeJobs: `${shared}:active`,
+    activeJobs: shared('active'),
     /** Sorted set: every job id, score = creation time (ms); for `jobs list`, trimmed past retention. */
-    index: `${shared}:index`,
+    index: shared('index'),
     /** Stream: one entry per accepted job, so idle workers wake at once (blocking XREAD) instead of polling. */
-    announce: `${shared}:announce`,
+    announce: shared('announce'),
   } as const;
 }
 

@@ -1,5 +1,24 @@
-// Every Redis key this service owns, built in one place under the configured prefix.
-// Keys a single Lua script touches share a {hash tag} so the scripts run unchanged on Redis Cluster.
+// Every Redis key this service owns, built in one place under the configured prefix (batch job keys live in
+// src/batch/keys.ts and use the same scheme through `tagged`).
+//
+// Hash tags (Redis Cluster hashes only the text between the first { and }), chosen so that every multi-key
+// command, MULTI and Lua script touches ONE slot:
+//   {ctl}      control plane: snapshot pointer + metas + version sets + ingest lock, rule sets, API key records +
+//              index + epoch, the do-not-use hash + change log + epoch, the deployment mark. The state poll reads
+//              its five keys with one MGET; the snapshot flip, key saves and DNU changes are single-slot MULTI/Lua.
+//              Small and read once per STATE_POLL_MS per replica, so one slot carries it easily.
+//   {<key id>} one API key's rate window (the draw script's two keys) and its active batch slot.
+//   {<job id>} one batch job's record, rows, report blocks and chunk stream (the job scripts' keys).
+//   {jobs}     the batch job index, the active-job set and the announce stream (submitted in one MULTI).
+//   (none)     carrier buckets: deliberately untagged, so a snapshot's 16,384 buckets spread over every slot
+//              and a big snapshot is sharded across the masters. Only ever touched one key per command
+//              (src/redis/keyed-batch.ts groups them per node).
+// The prefix itself may not contain braces (config), so the tag is always the one written here.
+
+/** A key under the prefix whose slot is chosen by `tag`. */
+export function tagged(prefix: string, tag: string, rest: string): string {
+  return `${prefix}{${tag}}:${rest}`;
+}
 
 /** Carrier hashes are split into this many buckets per snapshot version so each stays a compact listpack. */
 export const CARRIER_BUCKETS = 16_384;
@@ -10,44 +29,56 @@ export function carrierBucket(mc: string): number {
 }
 
 export function redisKeys(prefix: string) {
+  const ctl = (rest: string) => tagged(prefix, 'ctl', rest);
   return {
     /** String: the version id of the snapshot being served. */
-    snapshotCurrent: `${prefix}snapshot:current`,
-    /** String (JSON SnapshotMeta) of one version. */
-    snapshotMeta: (version: string) => `${prefix}snapshot:${version}:meta`,
-    /** Hash bucket of carrier records: field = MC number, value = encoded record. */
+    snapshotCurrent: ctl('snapshot:current'),
+    /** String (JSON SnapshotMeta) of one version; in the control slot so the flip writes it atomically. */
+    snapshotMeta: (version: string) => ctl(`snapshot:${version}:meta`),
+    /** Hash bucket of carrier records: field = MC number, value = encoded record. Untagged: spreads over slots. */
     carrierBucket: (version: string, bucket: number) => `${prefix}snapshot:${version}:c:${bucket}`,
-    /** Set of versions being written or waiting for removal (for cleanup after a crash or grace period). */
-    snapshotVersions: `${prefix}snapshot:versions`,
+    /** Zset of versions being written (orphans after a crash) → start ms. */
+    snapshotVersions: ctl('snapshot:versions'),
+    /** Zset of replaced versions → removal due ms. */
+    snapshotRetired: ctl('snapshot:versions:retired'),
+    /** String {pid, host, at}: one ingest at a time. */
+    ingestLock: ctl('snapshot:versions:lock'),
     /** Counter for rule set versions. */
-    rulesetSeq: `${prefix}ruleset:seq`,
+    rulesetSeq: ctl('ruleset:seq'),
     /** String: current rule set version. */
-    rulesetCurrent: `${prefix}ruleset:current`,
+    rulesetCurrent: ctl('ruleset:current'),
     /** String (JSON PublishedRuleSet). */
-    ruleset: (version: number) => `${prefix}ruleset:${version}`,
-    /** Hash: one API key record. */
-    apiKey: (id: string) => `${prefix}key:${id}`,
+    ruleset: (version: number) => ctl(`ruleset:${version}`),
+    /** Hash: one API key record (control slot: a save, the index and the epoch change in one MULTI). */
+    apiKey: (id: string) => ctl(`key:${id}`),
     /** Set of all key ids (for `keys list`, never on a request path). */
-    apiKeyIndex: `${prefix}keys`,
+    apiKeyIndex: ctl('keys'),
     /** Counter bumped on every key change; replicas drop their key cache when it moves. */
-    apiKeyEpoch: `${prefix}keys:epoch`,
+    apiKeyEpoch: ctl('keys:epoch'),
     /** Sliding-window log of one key's budget draws (sorted set) and its running sum. */
-    rateLog: (keyId: string) => `${prefix}rl:{${keyId}}:log`,
-    rateSum: (keyId: string) => `${prefix}rl:{${keyId}}:sum`,
+    rateLog: (keyId: string) => tagged(prefix, keyId, 'rl:log'),
+    rateSum: (keyId: string) => tagged(prefix, keyId, 'rl:sum'),
     /** Do-not-use list: hash MC number → JSON {reason, added_at, expires_at}. */
-    doNotUse: `${prefix}dnu`,
-    /** Counter bumped on every do-not-use change; replicas reload the list when it moves. */
-    doNotUseEpoch: `${prefix}dnu:epoch`,
+    doNotUse: ctl('dnu'),
+    /** Stream of do-not-use changes (op, mc, entry, prev); replicas apply the entries after their epoch. */
+    doNotUseLog: ctl('dnu:log'),
+    /** String: id of the newest change-log entry (the list's epoch); replicas poll it. */
+    doNotUseEpoch: ctl('dnu:epoch'),
+    /**
+     * String (JSON {initialised_at, by}): this deployment has been set up. Written with the first key, rule
+     * set, DNU change or snapshot; if Redis answers without it, Redis lost its data (src/state/live-state.ts).
+     */
+    deploymentMark: ctl('deployment'),
     /**
      * Decision records (src/decisions): hash per (minute, shard) of decision id → compact record, expiring after
-     * the retention window. The tag is the whole bucket, so one bucket's HSET + EXPIRE touch one slot and the
-     * 16 shards of a minute spread over the cluster. Shard = the decision id's last hex digit.
+     * the retention window. Tagged by the bucket itself, so a bucket's HSET + EXPIRE touch one slot and the 16
+     * shards of a minute spread over the masters. Shard = the decision id's last hex digit.
      */
-    decisionBucket: (minute: number, shard: string) => `${prefix}dec:{${minute.toString(36)}.${shard}}`,
+    decisionBucket: (minute: number, shard: string) => tagged(prefix, `dec:${minute.toString(36)}.${shard}`, 'records'),
     /** String: evidence shared by every decision on one (snapshot, MC) with the same rule set and reasons. */
-    decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => `${prefix}dec:ev:{${snapshotVersion}:${mc}}:${variant}`,
+    decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => tagged(prefix, `dev:${snapshotVersion}:${mc}`, variant),
     /** String (JSON SnapshotMeta): a snapshot's manifest, kept indefinitely (never deleted with the snapshot). */
-    snapshotManifest: (version: string) => `${prefix}manifest:{${version}}`,
+    snapshotManifest: (version: string) => tagged(prefix, `manifest:${version}`, 'meta'),
   } as const;
 }
 

@@ -1,0 +1,29 @@
+// Many single-key commands whose keys live in different cluster slots (carrier buckets of one ingest batch,
+// one batch chunk's lookups, one version's removal), sent as one round trip where the mode allows it.
+//
+// Standalone and Sentinel: one pipeline. Cluster: a pipeline may only hold keys of one node, so each command
+// is sent on its own and ioredis' auto-pipelining (on for Cluster clients, src/redis/connection.ts) groups them
+// per node into one write; MOVED/ASK are then followed per command. Never a multi-key command: each entry
+// names exactly one key, so no CROSSSLOT can arise.
+import { isCluster, type RedisClient } from './connection.js';
+
+export type KeyedCommand = readonly [command: string, key: string, ...args: (string | number)[]];
+
+/** Runs every command; replies in order. Rejects with the first error (after all replies are in). */
+export async function sendKeyed(client: RedisClient, commands: readonly KeyedCommand[]): Promise<unknown[]> {
+  if (commands.length === 0) return [];
+  if (isCluster(client)) {
+    const settled = await Promise.allSettled(commands.map(([command, ...args]) => client.call(command, ...args)));
+    return settled.map((outcome) => {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
+    });
+  }
+  const pipeline = client.pipeline();
+  for (const [command, ...args] of commands) pipeline.call(command, ...args);
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
