@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Operator CLI launcher: runs the TypeScript sources through tsx so the installed package needs no build step.
-import { register } from 'tsx/esm/api';
+// Operator CLI: the TypeScript sources through tsx in a checkout, the compiled dist/ in the image (bin/launch.js).
+import { launch } from './launch.js';
 
-register();
-await import('../src/cli/main.ts');
+await launch('cli/main');

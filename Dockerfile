@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# Carrier Eligibility Decision Service: compiled JavaScript on Node 20, non-root, no TypeScript tooling at run time.
+#
+# Base: the uWebSockets.js republish (@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0) ships native binaries
+# for Node ABIs 93/108/115 only, so Node 20 (ABI 115) is the newest Node it loads on; the binary is linked against
+# glibc (GLIBC_2.27 symbols at most), so a Debian base is required — musl (Alpine) makes the package fall back to
+# its slow JS shim, which the service refuses at start. bookworm (glibc 2.36) is what the tests and benchmarks run
+# on. Pinned by version tag here; the release pipeline pins it by digest as well
+# (NODE_IMAGE=node:20.20.2-bookworm-slim@sha256:<digest>), see docs/deployment.md.
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+# ---- build: full dependency tree, compile TypeScript to dist/ ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build-assets.mjs ./scripts/
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies only, compiled code, non-root ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=8080 \
+    HOST=0.0.0.0
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force \
+ && groupadd --system --gid 10001 app \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin app
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# Fail the image build, not the first pod, when the native uWS binary does not load on this base.
+RUN node --input-type=module -e "const m = await import('/app/dist/src/http/uws.js'); m.assertNativeUws(); console.log('uWebSockets.js native binary loads')"
+# Numeric user so Kubernetes' runAsNonRoot can verify it; the code and node_modules stay root-owned (read-only).
+USER 10001:10001
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node is PID 1 and handles SIGTERM itself (src/main.ts drains HTTP and batch work, then exits).
+# The operator CLI in the image: `node bin/carrier-eligibility.js …` (runs dist/src/cli/main.js).
+CMD ["node", "dist/src/main.js"]
