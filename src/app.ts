@@ -38,6 +38,8 @@ export interface AppParts {
 export interface RunningApp {
   parts: AppParts;
   http: HttpServer | null;
+  /** The /metrics listener when METRICS_PORT is set, else null (then /metrics is on `http`). */
+  metricsHttp: HttpServer | null;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,8 @@ export function apiRoutes(parts: AppParts): Route[] {
     ...batchApiRoutes(parts),
   ];
 }
+
+const METRICS_PATH = '/metrics';
 
 /** ROLE=worker serves only these, so its pods get probes and a scrape target like the API's. */
 export function workerRoutes(parts: AppParts): Route[] {
@@ -94,21 +98,35 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   await waitUntilReady(parts.redis, 2000);
   await parts.state.start();
   let http: HttpServer;
+  let metricsHttp: HttpServer | null = null;
+  // METRICS_PORT set: /metrics moves to its own listener (a NetworkPolicy can then admit only monitoring there).
+  const ownMetricsPort = config.METRICS_PORT !== undefined;
+  const routes = (config.ROLE === 'worker' ? workerRoutes(parts) : apiRoutes(parts))
+    .filter((route) => !(ownMetricsPort && route.pattern === METRICS_PATH));
   try {
-    http = await startHttpServer(config.ROLE === 'worker' ? workerRoutes(parts) : apiRoutes(parts), { host: config.HOST, port: config.PORT, log });
+    http = await startHttpServer(routes, { host: config.HOST, port: config.PORT, log });
+    if (config.METRICS_PORT !== undefined) {
+      metricsHttp = await startHttpServer([metricsRoute(parts.metrics)], { host: config.HOST, port: config.METRICS_PORT, log })
+        .catch(async (error: unknown) => {
+          await http.close(0);
+          throw error;
+        });
+    }
   } catch (error) {
     // Port taken: release Redis and the poll timer so the caller can exit (or a test can go on) cleanly.
     parts.state.stop();
     parts.redis.disconnect();
     throw error;
   }
-  log.info({ port: http.port, host: config.HOST }, 'listening');
+  log.info({ port: http.port, host: config.HOST, metrics_port: metricsHttp?.port ?? http.port }, 'listening');
   const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
   return {
     parts,
     http,
+    metricsHttp,
     async stop() {
       await http?.close(config.SHUTDOWN_GRACE_MS);
+      await metricsHttp?.close(0);
       await batchWorker?.stop(config.SHUTDOWN_GRACE_MS);
       parts.state.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());

@@ -7,6 +7,8 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080).describe('HTTP port of the API tier (0 picks a free port)'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Interface the API tier binds to'),
+  METRICS_PORT: int(0, 65535).optional()
+    .describe('When set, /metrics is served only on this port (own listener, same HOST), so the network can open it to monitoring alone; unset: on PORT'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').default('redis://127.0.0.1:6379')
     .describe('Redis connection URL'),
   REDIS_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_.-]+$/, 'letters, digits and : _ . - only').default('ce:')
