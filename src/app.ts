@@ -7,6 +7,9 @@ import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
 import type { Config } from './config.js';
 import { eligibilityRoute } from './http/handlers/eligibility.js';
+import { decisionsRoute } from './http/handlers/decisions.js';
+import { DecisionReader } from './decisions/reader.js';
+import { DecisionRecorder } from './decisions/recorder.js';
 import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
 import { metricsRoute } from './http/handlers/metrics.js';
@@ -33,6 +36,9 @@ export interface AppParts {
   budget: BudgetLimiter;
   eligibility: EligibilityService;
   metrics: Metrics;
+  /** Decision records: null only when DECISION_RECORDS=off (benchmarks). */
+  recorder: DecisionRecorder | null;
+  decisions: DecisionReader;
 }
 
 export interface RunningApp {
@@ -50,11 +56,18 @@ export function buildParts(config: Config, log: Logger): AppParts {
   const keyStore = new KeyStore(redis, keys);
   state.addListener({ onKeyEpochChange: () => keyStore.invalidate() });
   const budget = new BudgetLimiter(redis, keys, (error) => state.markDown(error), () => state.redisUp);
+  const recorder = config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
+    retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
+  });
+  if (!recorder) log.error('DECISION_RECORDS=off: verdicts are answered without decision records (benchmarks only, never production)');
   const eligibility = new EligibilityService(redis, keys, state, {
-    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
+    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder,
   });
   const metrics = new Metrics(state);
-  return { config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility, metrics };
+  return {
+    config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility, metrics,
+    recorder, decisions: new DecisionReader(redis, keys),
+  };
 }
 
 export function apiRoutes(parts: AppParts): Route[] {
@@ -63,6 +76,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
     openapiRoute(),
     metricsRoute(parts.metrics),
+    decisionsRoute({ auth: parts.auth, decisions: parts.decisions, log: parts.log }),
     ...batchApiRoutes(parts),
   ];
 }

@@ -32,6 +32,12 @@ export const configSchema = z.object({
   BATCH_CLAIM_IDLE_MS: int(100, 600_000).default(5000)
     .describe('A batch chunk pending this long on a silent worker is claimed by another (XAUTOCLAIM)'),
   WORKER_CONCURRENCY: int(1, 64).default(4).describe('Chunks a worker process screens at once'),
+  DECISION_RETENTION_DAYS: int(1, 3650).default(30)
+    .describe('Decision records are kept in Redis this many days; older ones live only in exported archives'),
+  DECISION_RECORDS: z.enum(['on', 'off']).default('on')
+    .describe('Benchmarks only: off answers without writing decision records. Production must leave it on'),
+  DECISION_SIGNING_KEY: z.string().optional()
+    .describe('Ed25519 private key (PEM, or base64 PKCS#8 DER) that signs export manifests; needed by decisions export'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

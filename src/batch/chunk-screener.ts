@@ -8,7 +8,9 @@
 // exactly-once.
 import type { Redis } from 'ioredis';
 import type { KeyStore } from '../auth/key-store.js';
+import type { SnapshotMeta } from '../core/carrier.js';
 import type { Decision } from '../core/decide.js';
+import type { DecisionRecorder } from '../decisions/recorder.js';
 import type { Logger } from '../log.js';
 import type { BudgetLimiter } from '../ratelimit/budget.js';
 import { scripts } from '../redis/scripts.js';
@@ -33,6 +35,8 @@ export interface ChunkScreenerDeps {
   keyStore: KeyStore;
   headroom: number;
   retentionMs: number;
+  /** Every screened row is a decision record, written before the chunk's report lines (null: records off). */
+  recorder: DecisionRecorder | null;
   log: Logger;
   /** Told when a job waits for budget, so the worker reads no more of its chunks until then. */
   onBudgetWait(jobId: string, untilMs: number): void;
@@ -86,6 +90,8 @@ export class ChunkScreener {
       next += admitted;
     }
 
+    await this.recordRows(task, keyId, rows, results, Number(chunkSize));
+
     const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
     const firstRow = task.chunkIndex * Number(chunkSize);
     const block = rows.map((row, index) => {
@@ -99,6 +105,26 @@ export class ChunkScreener {
       ...OUTCOMES.map((outcome) => counts[outcome]), new Date().toISOString(), this.deps.retentionMs,
     );
     return recorded === 2 ? 'completed' : recorded === 1 ? 'recorded' : 'skipped';
+  }
+
+  /**
+   * Records every screened row's decision and waits for the acknowledgement, so a report line never names a
+   * decision id without a record. A failed write throws: the chunk stays pending and is screened again.
+   */
+  private async recordRows(task: ChunkTask, keyId: string, rows: readonly StoredRow[], results: readonly (RowResult | null)[], chunkSize: number): Promise<void> {
+    const { recorder } = this.deps;
+    if (!recorder) return;
+    const owner = await this.deps.keyStore.find(keyId);
+    const firstRow = task.chunkIndex * chunkSize;
+    let acknowledged: Promise<boolean> | null = null;
+    results.forEach((result, index) => {
+      if (!result?.verdict) return;
+      acknowledged = recorder.record(result.verdict, {
+        kind: 'batch_row', keyId, account: owner?.account ?? '', requestId: null, reference: rows[index]?.[3] ?? null,
+        jobId: task.jobId, row: firstRow + index + 1,
+      });
+    });
+    if (acknowledged !== null && !(await acknowledged)) throw new Error(`job ${task.jobId}: decision records of chunk ${task.chunkIndex} not stored`);
   }
 
   /**
@@ -121,7 +147,7 @@ export class ChunkScreener {
     let pending = mcs.map((mc, index) => ({ mc, index }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       const last = attempt >= DEGRADED_RETRY_DELAYS_MS.length;
-      let decided: { decisions: Decision[]; nowMs: number } | null = null;
+      let decided: { decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null } | null = null;
       try {
         decided = await this.deps.screening.decideAll(pins, pending.map((row) => row.mc));
       } catch (error) {
@@ -132,7 +158,8 @@ export class ChunkScreener {
         }
       }
       if (decided) {
-        const { decisions, nowMs } = decided;
+        const { decisions, nowMs, snapshot } = decided;
+        this.deps.recorder?.noteSnapshot(snapshot);
         const retry: typeof pending = [];
         pending.forEach((row, position) => {
           const decision = decisions[position];
@@ -152,6 +179,7 @@ function backendUnavailable(mc: string): RowResult {
   const decision: Decision = {
     eligible: false, found: false, tier: null, reasons: ['backend_unavailable'], degraded: true,
     ruleset_version: null, data_as_of: null, carrier: null,
+    evidence: { snapshot_version: null, reasons: [{ reason: 'backend_unavailable', source: 'service', record_id: null, facts: {}, rule: null }], sources: [] },
   };
   return screenedResult(decision, mc, Date.now());
 }

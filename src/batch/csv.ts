@@ -1,10 +1,15 @@
 // The report's CSV: RFC 4180 quoting plus OWASP CSV-injection neutralisation of caller-supplied cells.
 // Hand-written (a dozen lines) rather than a formatter stream because lines are built per chunk in the worker
 // and stored as finished text; the report endpoint only concatenates them.
+import type { SourceEvidence } from '../core/evidence.js';
+import type { Verdict } from '../verdict/eligibility.js';
 import type { NotScreenedReason, Outcome, StoredRow } from './types.js';
 
 export const REPORT_COLUMNS = [
   'row', 'ref', 'mc', 'dot', 'uei', 'outcome', 'eligible', 'tier', 'reasons', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at',
+  // Appended with decision records (existing columns keep their order): the snapshot screened against, the
+  // per-reason evidence as JSON, and each source's as-of and file SHA-256 (`source as_of sha256[,sha256]`, `;`-separated).
+  'snapshot_version', 'evidence', 'sources',
 ] as const;
 
 export const LINE_END = '\r\n';
@@ -33,6 +38,30 @@ export interface RowResult {
   ruleset_version: number | null;
   data_as_of: string | null;
   evaluated_at: string | null;
+  /** The verdict behind a screened row (recorded as a decision); null for rows never screened. */
+  verdict: Verdict | null;
+}
+
+// Every row of a job shares one snapshot, so its sources cell is formatted once per source list.
+const sourcesCells = new WeakMap<readonly SourceEvidence[], string>();
+
+/** `source as_of sha256[,sha256]` per source, `;`-separated; `-` where the snapshot did not record a hash. */
+export function sourcesCell(sources: readonly SourceEvidence[]): string {
+  let cell = sourcesCells.get(sources);
+  if (cell === undefined) {
+    cell = sources.filter((source) => source.present).map((source) => {
+      const hashes = source.files.map((file) => file.sha256 ?? '-').join(',') || '-';
+      return `${source.source} ${source.as_of ?? '-'} ${hashes}`;
+    }).join(';');
+    sourcesCells.set(sources, cell);
+  }
+  return cell;
+}
+
+function evidenceCells(verdict: Verdict | null): string[] {
+  if (!verdict) return ['', '', ''];
+  const { evidence } = verdict;
+  return [evidence.snapshot_version ?? '', evidence.reasons.length > 0 ? JSON.stringify(evidence.reasons) : '', sourcesCell(evidence.sources)];
 }
 
 /** One report line (with its line end) for the 1-based row number, the input row and its result. */
@@ -42,6 +71,7 @@ export function reportLine(rowNumber: number, input: StoredRow, result: RowResul
   const ourCells = [
     result.outcome, String(result.eligible), result.tier ?? '', result.reasons.join(';'), result.decision_id ?? '',
     result.ruleset_version === null ? '' : String(result.ruleset_version), result.data_as_of ?? '', result.evaluated_at ?? '',
+    ...evidenceCells(result.verdict),
   ].map(quote);
   return `${rowNumber},${callerCells.join(',')},${ourCells.join(',')}${LINE_END}`;
 }
@@ -50,6 +80,6 @@ export function reportLine(rowNumber: number, input: StoredRow, result: RowResul
 export function notScreened(reason: NotScreenedReason): RowResult {
   return {
     outcome: 'not_screened', eligible: false, tier: null, reasons: [reason], decision_id: null,
-    ruleset_version: null, data_as_of: null, evaluated_at: null,
+    ruleset_version: null, data_as_of: null, evaluated_at: null, verdict: null,
   };
 }

@@ -41,5 +41,6 @@ export function screenedResult(decision: Decision, mc: string, nowMs: number): R
     ruleset_version: verdict.ruleset_version,
     data_as_of: verdict.data_as_of,
     evaluated_at: verdict.evaluated_at,
+    verdict,
   };
 }

@@ -30,7 +30,7 @@ export class PinnedScreening {
   ) {}
 
   /** One decision per normalised MC number, in order. Throws when Redis fails (the caller retries). */
-  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, mcs: readonly string[]): Promise<{ decisions: Decision[]; nowMs: number }> {
+  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, mcs: readonly string[]): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
     const version = pins.snapshot_version;
     const pipeline = this.redis.pipeline();
     if (version) {
@@ -78,7 +78,7 @@ export class PinnedScreening {
       ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,
       onDoNotUseList: doNotUse.has(mc, nowMs),
     }));
-    return { decisions, nowMs };
+    return { decisions, nowMs, snapshot };
   }
 }
 

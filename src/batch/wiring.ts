@@ -6,6 +6,7 @@ import { batchRoutes } from '../http/handlers/batch.js';
 import type { Route } from '../http/uws.js';
 import { BudgetLimiter } from '../ratelimit/budget.js';
 import { createRedis } from '../redis/connection.js';
+import { DecisionRecorder } from '../decisions/recorder.js';
 import { ChunkScreener } from './chunk-screener.js';
 import { BatchJobs } from './jobs.js';
 import { PinnedScreening } from './pinned-screening.js';
@@ -41,6 +42,9 @@ export function startBatchWorker(parts: AppParts): RunningBatchWorker {
     // Its own limiter on the worker's connection: draws wait through a Redis restart instead of failing.
     budget: new BudgetLimiter(redis, keys, () => undefined),
     headroom: config.BATCH_BUDGET_HEADROOM, retentionMs: config.BATCH_RETENTION_SECONDS * 1000, log,
+    recorder: config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
+      retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
+    }),
     onBudgetWait: (jobId, untilMs) => worker?.onBudgetWait(jobId, untilMs),
   });
   worker = new BatchWorker({

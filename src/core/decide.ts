@@ -1,6 +1,7 @@
 // decide(): the one function that turns a snapshot lookup, a rule set and a clock reading into a verdict.
 // Pure: no Redis, HTTP, process or clock. Fail closed: anything missing or doubtful withholds eligibility.
 import type { CarrierLookup, CarrierRecord, SnapshotMeta } from './carrier.js';
+import { buildEvidence, type Evidence } from './evidence.js';
 import { daysBetween, monthsBefore, startOfDayMs, toEpochMs, DAY_MS } from './dates.js';
 import { orderReasons, REASONS, type Reason } from './reasons.js';
 import type { PublishedRuleSet, RuleSet } from './ruleset.js';
@@ -31,6 +32,8 @@ export interface Decision {
   ruleset_version: number | null;
   data_as_of: string | null;
   carrier: { dot_number: string | null; legal_name: string; dba_name: string | null } | null;
+  /** Per reason the source and record behind it, plus the sources screened against (src/core/evidence.ts). */
+  evidence: Evidence;
 }
 
 /** Why the data behind a verdict cannot be trusted right now; [] when it can. */
@@ -129,6 +132,17 @@ function isPreferred(record: CarrierRecord, rules: RuleSet): boolean {
 }
 
 export function decide(input: DecisionInput): Decision {
+  const decision = decideWithoutEvidence(input);
+  return {
+    ...decision,
+    evidence: buildEvidence({
+      reasons: decision.reasons, lookup: input.lookup, rules: input.ruleset?.rules ?? null, snapshot: input.snapshot,
+      onDoNotUseList: input.onDoNotUseList === true, maxDataAgeSeconds: input.maxDataAgeSeconds,
+    }),
+  };
+}
+
+function decideWithoutEvidence(input: DecisionInput): Omit<Decision, 'evidence'> {
   const base = {
     ruleset_version: input.ruleset?.version ?? null,
     data_as_of: input.snapshot?.data_as_of ?? null,

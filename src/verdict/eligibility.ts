@@ -5,11 +5,14 @@ import { randomFillSync } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
 import { decide, type Decision } from '../core/decide.js';
+import type { Evidence } from '../core/evidence.js';
+import type { DecisionRecorder } from '../decisions/recorder.js';
+import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import type { LiveState } from '../state/live-state.js';
 
-/** The verdict as the API returns it: the spec's ten fields, then the two additive ones. */
+/** The verdict as the API returns it: the spec's ten fields, then the additive ones (evidence last). */
 export interface Verdict {
   eligible: boolean;
   found: boolean;
@@ -23,17 +26,29 @@ export interface Verdict {
   cache_hit: boolean;
   mc_number: string;
   carrier: Decision['carrier'];
+  evidence: Evidence;
 }
 
 export interface EligibilityOptions {
   cacheMax: number;
   maxDataAgeSeconds: number;
   now?: () => number;
+  /** Decision records (mandatory in production; null only for the records-off benchmark). */
+  recorder?: DecisionRecorder | null;
+}
+
+// Degraded verdicts answered because their real verdict's record could not be stored; their own record could
+// not be stored either, so they exist only in the access log (which marks them `recorded: false`).
+const unrecorded = new WeakSet<Verdict>();
+
+export function isUnrecorded(verdict: Verdict): boolean {
+  return unrecorded.has(verdict);
 }
 
 export class EligibilityService {
   private readonly cache: LRUCache<string, CarrierLookup>;
   private readonly now: () => number;
+  private readonly recorder: DecisionRecorder | null;
 
   constructor(
     private readonly redis: Redis,
@@ -43,6 +58,26 @@ export class EligibilityService {
   ) {
     this.cache = new LRUCache({ max: options.cacheMax });
     this.now = options.now ?? Date.now;
+    this.recorder = options.recorder ?? null;
+  }
+
+  /**
+   * The verdict for a request, answered only once its decision record is acknowledged. When the record cannot
+   * be written (Redis failed or timed out), the answer is a degraded backend_unavailable verdict with a new id:
+   * never an unrecorded real verdict.
+   */
+  async check(mc: string, backendOk: boolean, context: RecordContext): Promise<Verdict> {
+    const verdict = await this.evaluate(mc, backendOk);
+    if (this.recorder === null) return verdict;
+    if (await this.recorder.record(verdict, context)) return verdict;
+    this.state.markDown('decision record write failed');
+    const nowMs = this.now();
+    const degraded = toVerdict(decide({
+      lookup: null, ruleset: this.state.ruleset, snapshot: this.state.snapshot, backendAvailable: false,
+      maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
+    }), mc, nowMs, false);
+    unrecorded.add(degraded);
+    return degraded;
   }
 
   /**
@@ -72,6 +107,7 @@ export class EligibilityService {
         }
       }
     }
+    this.recorder?.noteSnapshot(snapshot);
     const nowMs = this.now();
     const decision = decide({
       lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
@@ -95,6 +131,7 @@ export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHi
     cache_hit: cacheHit,
     mc_number: mc,
     carrier: decision.carrier,
+    evidence: decision.evidence,
   };
 }
 

@@ -8,7 +8,7 @@ import { parseCsv } from '../integration/batch-helpers.js';
 
 const eligible: RowResult = {
   outcome: 'eligible', eligible: true, tier: 'preferred', reasons: [], decision_id: 'd1', ruleset_version: 3,
-  data_as_of: '2026-01-01T00:00:00.000Z', evaluated_at: '2026-01-02T00:00:00.000Z',
+  data_as_of: '2026-01-01T00:00:00.000Z', evaluated_at: '2026-01-02T00:00:00.000Z', verdict: null,
 };
 
 describe('CSV injection neutralisation and RFC 4180 quoting', () => {
@@ -35,11 +35,12 @@ describe('CSV injection neutralisation and RFC 4180 quoting', () => {
     expect(records).toEqual([{
       row: '7', ref: "'\r=cmd", mc: `'${nasty[0]}`, dot: 'a,b', uei: 'line1\nline2', outcome: 'eligible', eligible: 'true',
       tier: 'preferred', reasons: '', decision_id: 'd1', ruleset_version: '3', data_as_of: eligible.data_as_of, evaluated_at: eligible.evaluated_at,
+      snapshot_version: '', evidence: '', sources: '',
     }]);
   });
 
   it('renders an unscreened row with empty decision cells and reasons joined by ;', () => {
-    expect(reportLine(1, [null, null, null, 'r'], notScreened('missing_mc_number'))).toBe('1,r,,,,not_screened,false,,missing_mc_number,,,,\r\n');
+    expect(reportLine(1, [null, null, null, 'r'], notScreened('missing_mc_number'))).toBe('1,r,,,,not_screened,false,,missing_mc_number,,,,,,,\r\n');
     expect(reportLine(2, ['5', null, null, null], { ...eligible, outcome: 'review', eligible: false, tier: 'conditional', reasons: ['new_authority', 'mcs150_outdated'] }))
       .toContain(',review,false,conditional,new_authority;mcs150_outdated,');
   });
@@ -89,7 +90,8 @@ describe('row planning and outcomes', () => {
   });
 
   it('maps tiers to outcome categories and degraded decisions to error', () => {
-    const base: Decision = { eligible: false, found: true, tier: null, reasons: [], degraded: false, ruleset_version: 1, data_as_of: null, carrier: null };
+    const base: Decision = { eligible: false, found: true, tier: null, reasons: [], degraded: false, ruleset_version: 1, data_as_of: null, carrier: null,
+      evidence: { snapshot_version: null, reasons: [], sources: [] } };
     expect(outcomeOf({ ...base, tier: 'preferred', eligible: true })).toBe('eligible');
     expect(outcomeOf({ ...base, tier: 'standard', eligible: true })).toBe('eligible');
     expect(outcomeOf({ ...base, tier: 'conditional' })).toBe('review');

@@ -1,0 +1,120 @@
+// The stored form of a decision record, and the way back to the verdict exactly as it was given.
+//
+// Compact by design (load boards send thousands of checks a second): a record is a short JSON array of what is
+// unique to the decision (who asked, the verdict's own fields), plus a reference to evidence shared by every
+// decision on the same (snapshot, MC number, rule set, reasons): the carrier block and per-reason evidence are
+// stored once per snapshot under decisionEvidence(), and the source list is rebuilt from the snapshot
+// manifest, which is kept indefinitely. evaluated_at is not stored when it is the decision id's own timestamp
+// (UUIDv7), which it always is for verdicts this service builds.
+import { z } from 'zod';
+import type { Decision } from '../core/decide.js';
+import type { ReasonEvidence } from '../core/evidence.js';
+import { REASON_CODES, type Reason } from '../core/reasons.js';
+import type { Verdict } from '../verdict/eligibility.js';
+
+export const RECORD_FORMAT = 1;
+
+/** A decision's identity and context, besides the verdict itself. */
+export interface RecordContext {
+  kind: 'check' | 'batch_row';
+  keyId: string;
+  account: string;
+  requestId: string | null;
+  reference: string | null;
+  jobId: string | null;
+  row: number | null;
+}
+
+/** The evidence shared across decisions: carrier block and per-reason evidence (no source list). */
+export interface SharedEvidence {
+  carrier: Decision['carrier'];
+  reasons: ReasonEvidence[];
+}
+
+const REASON_BIT = new Map(REASON_CODES.map((code, index) => [code, index]));
+
+/** Names the shared-evidence variant of a verdict: rule set version, reasons (as a bit set), live DNU flag. */
+export function evidenceVariant(verdict: Verdict): string {
+  let mask = 0;
+  for (const reason of verdict.reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
+  const live = verdict.evidence.reasons.some((item) => item.source === 'dnu_live');
+  return `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}`;
+}
+
+/** Whether a verdict's evidence is carrier-specific (shared per snapshot) or small enough to keep inline. */
+export function hasSharedEvidence(verdict: Verdict): boolean {
+  return verdict.carrier !== null && verdict.evidence.snapshot_version !== null;
+}
+
+/** Milliseconds of a UUIDv7's timestamp; NaN for anything else. */
+export function idMillis(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
+export const DECISION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+// Positional layout of the stored array (append new positions at the end only).
+//  0 format  1 kind(c|b)  2 key id  3 account  4 request id  5 reference  6 job id  7 row
+//  8 snapshot version  9 evidence: variant string (shared) or inline reasons array
+// 10 eligible(0|1) 11 found(0|1) 12 tier 13 reasons (comma list) 14 degraded(0|1) 15 ruleset version
+// 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
+export function encodeRecord(verdict: Verdict, context: RecordContext): string {
+  const shared = hasSharedEvidence(verdict);
+  const evaluatedAt = new Date(idMillis(verdict.decision_id)).toISOString() === verdict.evaluated_at ? 0 : verdict.evaluated_at;
+  return JSON.stringify([
+    RECORD_FORMAT, context.kind === 'check' ? 'c' : 'b', context.keyId, context.account, context.requestId, context.reference,
+    context.jobId, context.row, verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,
+    verdict.eligible ? 1 : 0, verdict.found ? 1 : 0, verdict.tier, verdict.reasons.join(','), verdict.degraded ? 1 : 0,
+    verdict.ruleset_version, verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number,
+  ]);
+}
+
+export function encodeSharedEvidence(verdict: Verdict): string {
+  const shared: SharedEvidence = { carrier: verdict.carrier, reasons: verdict.evidence.reasons };
+  return JSON.stringify(shared);
+}
+
+const fact = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+const reasonEvidenceSchema = z.object({
+  reason: z.string(), source: z.string(), record_id: z.string().nullable(), facts: z.record(z.string(), fact),
+  rule: z.record(z.string(), fact).nullable(),
+});
+const bit = z.union([z.literal(0), z.literal(1)]);
+
+const storedRecord = z.tuple([
+  z.literal(RECORD_FORMAT), z.enum(['c', 'b']), z.string(), z.string(), z.string().nullable(), z.string().nullable(),
+  z.string().nullable(), z.number().nullable(), z.string().nullable(), z.union([z.string(), z.array(reasonEvidenceSchema)]),
+  bit, bit, z.enum(['preferred', 'standard', 'conditional', 'blocked']).nullable(), z.string(), bit, z.number().nullable(),
+  z.string().nullable(), z.union([z.literal(0), z.string()]), bit, z.string(),
+]).rest(z.unknown());
+
+export const sharedEvidenceSchema = z.object({
+  carrier: z.object({ dot_number: z.string().nullable(), legal_name: z.string(), dba_name: z.string().nullable() }).nullable(),
+  reasons: z.array(reasonEvidenceSchema),
+});
+
+/** A stored record, decoded but not yet joined with its shared evidence and manifest. */
+export interface StoredRecord {
+  decisionId: string;
+  context: RecordContext;
+  snapshotVersion: string | null;
+  /** Variant name of the shared evidence, or the evidence reasons kept inline. */
+  evidence: string | ReasonEvidence[];
+  verdict: Omit<Verdict, 'carrier' | 'evidence'>;
+}
+
+/** Throws on anything that is not a record this code wrote (the reader answers that as an internal error). */
+export function decodeRecord(decisionId: string, raw: string): StoredRecord {
+  const r = storedRecord.parse(JSON.parse(raw));
+  return {
+    decisionId,
+    context: { kind: r[1] === 'c' ? 'check' : 'batch_row', keyId: r[2], account: r[3], requestId: r[4], reference: r[5], jobId: r[6], row: r[7] },
+    snapshotVersion: r[8],
+    evidence: r[9] as string | ReasonEvidence[],
+    verdict: {
+      eligible: r[10] === 1, found: r[11] === 1, tier: r[12], reasons: (r[13] === '' ? [] : r[13].split(',')) as Reason[],
+      degraded: r[14] === 1, decision_id: decisionId, ruleset_version: r[15], data_as_of: r[16],
+      evaluated_at: r[17] === 0 ? new Date(idMillis(decisionId)).toISOString() : r[17], cache_hit: r[18] === 1, mc_number: r[19],
+    },
+  };
+}

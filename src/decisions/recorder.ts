@@ -1,0 +1,152 @@
+// Writes decision records, coalesced: every record enqueued during one event-loop turn goes out in one
+// pipeline (one round trip), and every caller of that turn waits on the same promise, which says whether the
+// whole write was acknowledged. Callers answer only after it resolves true, so a crash can lose an answer that
+// was never sent, never the record of one that was.
+//
+// Per flush: HSET + EXPIRE per touched (minute, shard) bucket; SET NX EX for shared evidence this replica has
+// not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). On a cluster
+// client each hash-tag group is its own pipeline (all sent at once), because a pipeline must stay in one slot.
+import type { Cluster, Redis } from 'ioredis';
+import type { SnapshotMeta } from '../core/carrier.js';
+import type { RedisKeys } from '../store/keys.js';
+import type { Verdict } from '../verdict/eligibility.js';
+import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
+
+export const BUCKET_MS = 60_000;
+/** Shared-evidence keys this replica knows are written; cleared when it grows past this (they are re-sent NX). */
+const KNOWN_EVIDENCE_MAX = 200_000;
+
+export interface RecorderOptions {
+  /** How long records are kept in Redis (the export archives them for longer). */
+  retentionSeconds: number;
+  /**
+   * Shared evidence must outlive every record that points at it: a snapshot can be served for at most
+   * MAX_DATA_AGE_SECONDS after its as-of (then verdicts are data_stale), so retention + that + a day is enough.
+   */
+  maxDataAgeSeconds: number;
+}
+
+type Command = [name: string, ...args: (string | number)[]];
+
+interface Turn {
+  buckets: Map<string, string[]>;
+  evidence: Map<string, string>;
+  manifests: Map<string, string>;
+  done: Promise<boolean>;
+  resolve: (ok: boolean) => void;
+}
+
+export function bucketKey(keys: RedisKeys, decisionId: string): string {
+  return keys.decisionBucket(Math.floor(idMillis(decisionId) / BUCKET_MS), decisionId.charAt(35));
+}
+
+export class DecisionRecorder {
+  private turn: Turn | null = null;
+  private readonly knownEvidence = new Set<string>();
+  private readonly knownManifests = new Set<string>();
+  private readonly snapshots = new Map<string, SnapshotMeta>();
+  private readonly bucketTtlSeconds: number;
+  private readonly evidenceTtlSeconds: number;
+
+  constructor(private readonly redis: Redis | Cluster, private readonly keys: RedisKeys, options: RecorderOptions) {
+    this.bucketTtlSeconds = options.retentionSeconds + BUCKET_MS / 1000;
+    this.evidenceTtlSeconds = options.retentionSeconds + options.maxDataAgeSeconds + 86_400;
+  }
+
+  /** Tells the recorder which meta a snapshot version has, so its manifest can be copied with the first record. */
+  noteSnapshot(snapshot: SnapshotMeta | null): void {
+    if (snapshot && !this.snapshots.has(snapshot.version)) {
+      // Kept (a few versions) even after the copy is written, so a Redis that lost it gets it again.
+      if (this.snapshots.size >= 16) this.snapshots.delete(this.snapshots.keys().next().value as string);
+      this.snapshots.set(snapshot.version, snapshot);
+    }
+  }
+
+  /** Enqueues one record; resolves true once this turn's write is acknowledged, false if it failed. */
+  record(verdict: Verdict, context: RecordContext): Promise<boolean> {
+    const turn = this.turn ?? this.startTurn();
+    const key = bucketKey(this.keys, verdict.decision_id);
+    let fields = turn.buckets.get(key);
+    if (!fields) {
+      fields = [];
+      turn.buckets.set(key, fields);
+    }
+    fields.push(verdict.decision_id, encodeRecord(verdict, context));
+    const version = verdict.evidence.snapshot_version;
+    if (version !== null) {
+      if (hasSharedEvidence(verdict)) {
+        const evidenceKey = this.keys.decisionEvidence(version, verdict.mc_number, evidenceVariant(verdict));
+        if (!this.knownEvidence.has(evidenceKey) && !turn.evidence.has(evidenceKey)) turn.evidence.set(evidenceKey, encodeSharedEvidence(verdict));
+      }
+      if (!this.knownManifests.has(version) && !turn.manifests.has(version)) {
+        const meta = this.snapshots.get(version);
+        // Without the meta at hand the record cannot vouch for its sources: fail the write (fail closed).
+        turn.manifests.set(version, meta ? JSON.stringify(meta) : '');
+      }
+    }
+    return turn.done;
+  }
+
+  private startTurn(): Turn {
+    let resolve: (ok: boolean) => void = () => undefined;
+    const done = new Promise<boolean>((settle) => {
+      resolve = settle;
+    });
+    const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), done, resolve };
+    this.turn = turn;
+    setImmediate(() => void this.flush(turn));
+    return turn;
+  }
+
+  private async flush(turn: Turn): Promise<void> {
+    this.turn = null;
+    const commands: Command[] = [];
+    for (const [key, fields] of turn.buckets) {
+      commands.push(['hset', key, ...fields], ['expire', key, this.bucketTtlSeconds]);
+    }
+    for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
+    for (const [version, json] of turn.manifests) {
+      if (json === '') {
+        turn.resolve(false);
+        return;
+      }
+      commands.push(['set', this.keys.snapshotManifest(version), json, 'NX']);
+    }
+    let ok = false;
+    try {
+      ok = await this.send(commands);
+    } catch {
+      ok = false;
+    }
+    if (ok) {
+      if (this.knownEvidence.size + turn.evidence.size > KNOWN_EVIDENCE_MAX) this.knownEvidence.clear();
+      for (const key of turn.evidence.keys()) this.knownEvidence.add(key);
+      for (const version of turn.manifests.keys()) this.knownManifests.add(version);
+    } else {
+      // Redis may have restarted empty: send shared evidence and manifests again rather than trust memory.
+      this.knownEvidence.clear();
+      this.knownManifests.clear();
+    }
+    turn.resolve(ok);
+  }
+
+  /** True when every command succeeded. */
+  private async send(commands: Command[]): Promise<boolean> {
+    const groups = new Map<string, Command[]>();
+    const cluster = (this.redis as { isCluster?: boolean }).isCluster === true;
+    for (const command of commands) {
+      const tag = cluster ? hashTag(String(command[1])) : '';
+      const group = groups.get(tag);
+      if (group) group.push(command);
+      else groups.set(tag, [command]);
+    }
+    const results = await Promise.all([...groups.values()].map((group) => this.redis.pipeline(group).exec()));
+    return results.every((replies) => replies !== null && replies.every(([error]) => !error));
+  }
+}
+
+function hashTag(key: string): string {
+  const open = key.indexOf('{');
+  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
