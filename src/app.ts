@@ -1,7 +1,6 @@
 // Composition root: builds every part from the config and wires them; main.ts and the tests both start the
 // service through here, so tests exercise exactly what production runs.
 import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
 import { Authenticator } from './auth/authenticate.js';
 import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
@@ -17,7 +16,7 @@ import { Metrics } from './metrics.js';
 import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
-import { createRedis } from './redis/connection.js';
+import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
 import { LiveState } from './state/live-state.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
 import { EligibilityService } from './verdict/eligibility.js';
@@ -29,7 +28,7 @@ export interface AppParts {
   log: Logger;
   keys: RedisKeys;
   /** Fail-fast connection for request paths. */
-  redis: Redis;
+  redis: RedisClient;
   state: LiveState;
   keyStore: KeyStore;
   auth: Authenticator;
@@ -51,8 +50,8 @@ export interface RunningApp {
 
 export function buildParts(config: Config, log: Logger): AppParts {
   const keys = redisKeys(config.REDIS_PREFIX);
-  const redis = createRedis(config.REDIS_URL, 'request-path', config.REDIS_COMMAND_TIMEOUT_MS);
-  const state = new LiveState(redis, keys, config.STATE_POLL_MS, log);
+  const redis = createRedis(redisTarget(config), 'request-path', config.REDIS_COMMAND_TIMEOUT_MS);
+  const state = new LiveState(redis, keys, config.STATE_POLL_MS, log, config.MAX_DATA_AGE_SECONDS);
   const keyStore = new KeyStore(redis, keys);
   state.addListener({ onKeyEpochChange: () => keyStore.invalidate() });
   const budget = new BudgetLimiter(redis, keys, (error) => state.markDown(error), () => state.redisUp);
@@ -91,7 +90,7 @@ export function workerRoutes(parts: AppParts): Route[] {
   ];
 }
 
-async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, timeoutMs);

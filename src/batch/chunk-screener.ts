@@ -6,14 +6,14 @@
 // being republished) and only then reported as `error`, with the degraded reasons. Budget is drawn before
 // the lookup, so a chunk re-screened after a worker crash draws again: budget is at-least-once, results are
 // exactly-once.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { Decision } from '../core/decide.js';
 import type { DecisionRecorder } from '../decisions/recorder.js';
 import type { Logger } from '../log.js';
 import type { BudgetLimiter } from '../ratelimit/budget.js';
-import { scripts } from '../redis/scripts.js';
+import { luaScripts } from '../redis/scripts.js';
 import { reportLine, type RowResult } from './csv.js';
 import { batchKeys, WORKER_GROUP } from './keys.js';
 import { planRow, screenedResult, outcomeOf } from './outcome.js';
@@ -28,7 +28,7 @@ const WAIT_SLICE_MS = 500;
 const BUDGET_RECHECK_MS = 1000;
 
 export interface ChunkScreenerDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   screening: PinnedScreening;
   budget: BudgetLimiter;
@@ -60,9 +60,7 @@ export class ChunkScreener {
   async screen(task: ChunkTask): Promise<ChunkOutcome> {
     const { redis, prefix } = this.deps;
     const keys = batchKeys(prefix, task.jobId);
-    const [status, keyId, snapshotVersion, rulesetVersion, , chunkSize] = await scripts(redis).batchBeginChunk(
-      keys.job, new Date().toISOString(),
-    ) as (string | null)[];
+    const { status, keyId, snapshotVersion, rulesetVersion, chunkSize } = await luaScripts.batchBeginChunk(redis, keys.job, new Date().toISOString());
     if (!isActiveStatus(status) || !keyId) return 'skipped';
     const rowsJson = await redis.hget(keys.rows, String(task.chunkIndex));
     if (rowsJson === null) return 'skipped';
@@ -100,10 +98,10 @@ export class ChunkScreener {
       counts[result.outcome] += 1;
       return reportLine(firstRow + index + 1, row, result);
     }).join('');
-    const recorded = await scripts(redis).batchCompleteChunk(
-      keys.job, keys.out, keys.stream, keys.rows, WORKER_GROUP, task.entryId, task.chunkIndex, block, rows.length,
-      ...OUTCOMES.map((outcome) => counts[outcome]), new Date().toISOString(), this.deps.retentionMs,
-    );
+    const recorded = await luaScripts.batchCompleteChunk(redis, keys, {
+      group: WORKER_GROUP, entryId: task.entryId, chunkIndex: task.chunkIndex, block, rows: rows.length,
+      counts: OUTCOMES.map((outcome) => counts[outcome]), nowIso: new Date().toISOString(), retentionMs: this.deps.retentionMs,
+    });
     return recorded === 2 ? 'completed' : recorded === 1 ? 'recorded' : 'skipped';
   }
 

@@ -5,7 +5,7 @@ import type { AppParts } from '../app.js';
 import { batchRoutes } from '../http/handlers/batch.js';
 import type { Route } from '../http/uws.js';
 import { BudgetLimiter } from '../ratelimit/budget.js';
-import { createRedis } from '../redis/connection.js';
+import { createRedis, redisTarget } from '../redis/connection.js';
 import { DecisionRecorder } from '../decisions/recorder.js';
 import { ChunkScreener } from './chunk-screener.js';
 import { BatchJobs } from './jobs.js';
@@ -32,8 +32,8 @@ export interface RunningBatchWorker {
 
 export function startBatchWorker(parts: AppParts): RunningBatchWorker {
   const { config, log, keys } = parts;
-  const redis = createRedis(config.REDIS_URL, 'background');
-  const blocking = createRedis(config.REDIS_URL, 'background');
+  const redis = createRedis(redisTarget(config), 'background');
+  const blocking = createRedis(redisTarget(config), 'background');
   const jobs = jobsOn(parts, redis);
   let worker: BatchWorker | null = null;
   const screener = new ChunkScreener({

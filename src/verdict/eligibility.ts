@@ -1,6 +1,6 @@
 // The single-check use case: snapshot lookup through the in-process LRU, then the pure decide().
 // Any Redis failure marks the replica's backend down and yields a degraded verdict, never an exception.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { randomFillSync } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
@@ -51,7 +51,7 @@ export class EligibilityService {
   private readonly recorder: DecisionRecorder | null;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly state: LiveState,
     private readonly options: EligibilityOptions,
