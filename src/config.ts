@@ -4,6 +4,36 @@ import { z } from 'zod';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** `host:port,host:port` → [{host, port}]; every bad entry is its own problem. */
+const hostPortList = z.string().transform((value, ctx) => {
+  const nodes: Array<{ host: string; port: number }> = [];
+  for (const entry of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65535) ctx.addIssue({ code: 'custom', message: `"${entry}" is not host:port` });
+    else nodes.push({ host: match[1].replace(/^\[|\]$/g, ''), port });
+  }
+  if (nodes.length === 0) ctx.addIssue({ code: 'custom', message: 'lists no host:port' });
+  return nodes;
+});
+
+/** Settings one REDIS_MODE needs, checked on the raw environment so they are listed with every other problem. */
+function redisModeProblems(env: Record<string, string | undefined>): string[] {
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  const mode = env.REDIS_MODE || 'standalone';
+  const problems: string[] = [];
+  if (mode === 'sentinel') {
+    if (!set('REDIS_SENTINELS')) problems.push('REDIS_SENTINELS: required when REDIS_MODE=sentinel');
+    if (!set('REDIS_SENTINEL_NAME')) problems.push('REDIS_SENTINEL_NAME: required when REDIS_MODE=sentinel');
+  }
+  if (mode === 'cluster' && !set('REDIS_CLUSTER_NODES')) problems.push('REDIS_CLUSTER_NODES: required when REDIS_MODE=cluster');
+  if (mode !== 'sentinel') {
+    for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME']) if (set(name)) problems.push(`${name}: only used when REDIS_MODE=sentinel`);
+  }
+  if (mode !== 'cluster' && set('REDIS_CLUSTER_NODES')) problems.push('REDIS_CLUSTER_NODES: only used when REDIS_MODE=cluster');
+  return problems;
+}
+
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080).describe('HTTP port of the API tier (0 picks a free port)'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Interface the API tier binds to'),
@@ -11,6 +41,14 @@ export const configSchema = z.object({
     .describe('When set, /metrics is served only on this port (own listener, same HOST), so the network can open it to monitoring alone; unset: on PORT'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').default('redis://127.0.0.1:6379')
     .describe('Redis connection URL'),
+  REDIS_MODE: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone')
+    .describe('standalone: REDIS_URL names the server; sentinel: REDIS_SENTINELS + REDIS_SENTINEL_NAME; cluster: REDIS_CLUSTER_NODES (docs/redis.md)'),
+  REDIS_SENTINELS: hostPortList.optional()
+    .describe('sentinel mode: comma-separated host:port of the Sentinels (credentials and TLS of the data nodes come from REDIS_URL)'),
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits and . _ - only').optional()
+    .describe('sentinel mode: the monitored master\'s name'),
+  REDIS_CLUSTER_NODES: hostPortList.optional()
+    .describe('cluster mode: comma-separated host:port of some cluster nodes (the rest are discovered; credentials and TLS come from REDIS_URL)'),
   REDIS_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_.-]+$/, 'letters, digits and : _ . - only').default('ce:')
     .describe('Prefix of every Redis key this service owns'),
   REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(150)
@@ -55,8 +93,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     Object.keys(configSchema.shape).map((name) => [name, env[name] === '' ? undefined : env[name]]),
   );
   const parsed = configSchema.safeParse(known);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...redisModeProblems(known),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
 }

@@ -1,7 +1,11 @@
 // API key records in Redis, with an in-process cache so the hot path does not read Redis per request.
 // Every change bumps keys:epoch; the live-state poller clears this cache when the epoch moves (≤ 1 s).
-import type { Redis } from 'ioredis';
+// A lookup reads the record and the deployment mark together (both {ctl}: one slot, one round trip): a key
+// that is not there while the mark is gone means Redis lost its data, which is a backend failure (degraded
+// verdict, 503 for batch), never a 401.
+import type { RedisClient } from '../redis/connection.js';
 import { LRUCache } from 'lru-cache';
+import { withDeploymentMark } from '../store/deployment-mark.js';
 import type { RedisKeys } from '../store/keys.js';
 import { SCOPES, type ApiKeyRecord, type Scope, type StoredApiKey } from './api-key.js';
 
@@ -36,16 +40,32 @@ export function publicRecord(key: StoredApiKey): ApiKeyRecord {
   return record;
 }
 
+/** Thrown by a lookup that cannot be trusted: Redis answered, but without this deployment's data. */
+export class BackendDataMissingError extends Error {
+  constructor() {
+    super('Redis holds no deployment mark: its data is missing');
+    this.name = 'BackendDataMissingError';
+  }
+}
+
 export class KeyStore {
   private readonly cache = new LRUCache<string, CacheEntry>({ max: 50_000 });
 
-  constructor(private readonly redis: Redis, private readonly keys: RedisKeys) {}
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
 
-  /** The key record by id, from cache or Redis; null when unknown. Throws when Redis fails. */
+  /**
+   * The key record by id, from cache or Redis; null when unknown. Throws when Redis fails, and
+   * BackendDataMissingError when the key is not there and neither is the deployment mark.
+   */
   async find(id: string): Promise<StoredApiKey | null> {
     const cached = this.peek(id);
     if (cached !== undefined) return cached;
-    const record = fromHashFields(await this.redis.hgetall(this.keys.apiKey(id)));
+    const results = await this.redis.multi().hgetall(this.keys.apiKey(id)).exists(this.keys.deploymentMark).exec();
+    if (!results) throw new Error('key lookup aborted');
+    const [[fieldsError, fields], [markError, markCount]] = results as [[Error | null, Record<string, string>], [Error | null, number]];
+    if (fieldsError ?? markError) throw fieldsError ?? markError;
+    const record = fromHashFields(fields);
+    if (!record && markCount === 0) throw new BackendDataMissingError();
     // Unknown ids are cached briefly so random keys cannot turn every request into a Redis read.
     this.cache.set(id, record ?? MISSING, record ? {} : { ttl: 1000 });
     return record;
@@ -65,10 +85,11 @@ export class KeyStore {
 
 /** Writes for operators (CLI). Each bumps the epoch so every replica drops its cache. */
 export class KeyAdmin {
-  constructor(private readonly redis: Redis, private readonly keys: RedisKeys) {}
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
 
   async save(key: StoredApiKey): Promise<void> {
-    await this.redis.multi()
+    // One {ctl} transaction: record, index, epoch and the deployment mark.
+    await withDeploymentMark(this.redis.multi(), this.keys, 'keys')
       .hset(this.keys.apiKey(key.id), toHashFields(key))
       .sadd(this.keys.apiKeyIndex, key.id)
       .incr(this.keys.apiKeyEpoch)

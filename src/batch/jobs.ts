@@ -12,10 +12,10 @@
 // ends is likewise separate from the job's final script; a crash in between is repaired by any worker's
 // reaper (settle) and by step 2, which treats a slot naming a finished job as free. The slot's own TTL
 // (deadline + margin) bounds everything else.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { SnapshotMeta } from '../core/carrier.js';
-import { scripts } from '../redis/scripts.js';
+import { luaScripts } from '../redis/scripts.js';
 import { redisKeys } from '../store/keys.js';
 import { batchGlobalKeys, batchKeys, WORKER_GROUP, type BatchGlobalKeys } from './keys.js';
 import { toChunks } from './roster.js';
@@ -85,7 +85,7 @@ export class BatchJobs {
   readonly global: BatchGlobalKeys;
   private readonly now: () => number;
 
-  constructor(private readonly redis: Redis, readonly prefix: string, private readonly options: BatchJobsOptions) {
+  constructor(private readonly redis: RedisClient, readonly prefix: string, private readonly options: BatchJobsOptions) {
     this.global = batchGlobalKeys(prefix);
     this.now = options.now ?? Date.now;
   }
@@ -106,9 +106,8 @@ export class BatchJobs {
       data_as_of: pins.data_as_of ?? '',
     };
     const keys = batchKeys(this.prefix, id);
-    const created = await scripts(this.redis).batchCreate(
-      keys.job, keys.rows, keys.stream, deadlineMs - nowMs + this.retentionMs, WORKER_GROUP,
-      Object.keys(fields).length, ...Object.entries(fields).flat(), ...chunks.map((chunk) => JSON.stringify(chunk)),
+    const created = await luaScripts.batchCreate(
+      this.redis, keys, deadlineMs - nowMs + this.retentionMs, WORKER_GROUP, fields, chunks.map((chunk) => JSON.stringify(chunk)),
     );
     if (created !== 1) throw new Error(`job id collision: ${id}`);
 
@@ -133,8 +132,8 @@ export class BatchJobs {
     const slot = this.global.activeSlot(keyId);
     let replaceable = '';
     for (let attempt = 0; attempt < 4; attempt++) {
-      const [claimed, holder] = await scripts(this.redis).batchClaimSlot(slot, jobId, ttlMs, replaceable) as [number, string];
-      if (claimed === 1) return jobId;
+      const { claimed, holder } = await luaScripts.batchClaimSlot(this.redis, slot, jobId, ttlMs, replaceable);
+      if (claimed) return jobId;
       const holding = await this.read(holder);
       if (holding && isActiveStatus(holding.status) && !(await this.settle(holding))) {
         // Still active: make sure workers know it (repairs a crash between claiming and listing).
@@ -183,16 +182,14 @@ export class BatchJobs {
 
   private async terminate(job: JobRecord, status: 'cancelled' | 'failed', reason: NotScreenedReason): Promise<boolean> {
     const keys = batchKeys(this.prefix, job.id);
-    const [ended] = await scripts(this.redis).batchTerminate(
-      keys.job, keys.stream, keys.rows, keys.out, status, reason, new Date(this.now()).toISOString(), this.retentionMs,
-    ) as [number, string | null];
-    if (ended === 1) await this.release(job);
-    return ended === 1;
+    const { ended } = await luaScripts.batchTerminate(this.redis, keys, status, reason, new Date(this.now()).toISOString(), this.retentionMs);
+    if (ended) await this.release(job);
+    return ended;
   }
 
   /** Frees the key's slot if it still names this job, and unlists the job from the active set. */
   async release(job: Pick<JobRecord, 'id' | 'key_id'>): Promise<void> {
-    await scripts(this.redis).batchReleaseSlot(this.global.activeSlot(job.key_id), job.id);
+    await luaScripts.batchReleaseSlot(this.redis, this.global.activeSlot(job.key_id), job.id);
     await this.redis.zrem(this.global.activeJobs, job.id);
   }
 

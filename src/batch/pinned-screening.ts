@@ -5,7 +5,8 @@
 // A retired snapshot version is removed by ingest after its grace period, buckets first, meta last. A version
 // that is gone, or retired and due for removal within SNAPSHOT_SAFETY_MS, is treated as missing: the decision
 // is degraded (data_stale) instead of risking a false "not found" from a half-removed version.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
+import { sendKeyed } from '../redis/keyed-batch.js';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { decide, type Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
@@ -13,7 +14,6 @@ import { doNotUseIndex } from '../state/do-not-use.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import { retiredKey } from '../store/snapshot-writer.js';
 import type { JobPins } from './jobs.js';
 
 const SNAPSHOT_SAFETY_MS = 5000;
@@ -23,7 +23,7 @@ export class PinnedScreening {
   private readonly rulesets = new Map<number, PublishedRuleSet>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly maxDataAgeSeconds: number,
     private readonly now: () => number = Date.now,
@@ -32,12 +32,17 @@ export class PinnedScreening {
   /** One decision per normalised MC number, in order. Throws when Redis fails (the caller retries). */
   async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, mcs: readonly string[]): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
     const version = pins.snapshot_version;
+    // Carriers first: their buckets spread over cluster slots, so they go one key per command (sendKeyed).
+    const encoded = version
+      ? (await sendKeyed(this.redis, mcs.map((mc) => ['hget', this.keys.carrierBucket(version, carrierBucket(mc)), mc] as const)))
+        .map((value) => (typeof value === 'string' ? value : null))
+      : [];
+    // Then everything else, all in the {ctl} slot, so one pipeline. Read after the carriers: a meta still
+    // present and not due for removal vouches for what was read.
     const pipeline = this.redis.pipeline();
     if (version) {
-      for (const mc of mcs) pipeline.hget(this.keys.carrierBucket(version, carrierBucket(mc)), mc);
-      // Read after the carriers: a meta still present and not due for removal vouches for what was read.
       pipeline.get(this.keys.snapshotMeta(version));
-      pipeline.zscore(retiredKey(this.keys), version);
+      pipeline.zscore(this.keys.snapshotRetired, version);
     }
     const rulesetVersion = pins.ruleset_version;
     const cachedRuleset = rulesetVersion === null ? null : this.rulesets.get(rulesetVersion);
@@ -59,11 +64,9 @@ export class PinnedScreening {
 
     const nowMs = this.now();
     let snapshot: SnapshotMeta | null = null;
-    let encoded: (string | null)[] = [];
     if (version) {
-      encoded = values.slice(0, mcs.length);
-      const meta = values[mcs.length] ?? null;
-      const retiredDue = values[mcs.length + 1];
+      const meta = values[0] ?? null;
+      const retiredDue = values[1];
       const removable = retiredDue !== null && retiredDue !== undefined && Number(retiredDue) <= nowMs + SNAPSHOT_SAFETY_MS;
       snapshot = meta && !removable ? JSON.parse(meta) as SnapshotMeta : null;
     }

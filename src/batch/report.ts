@@ -1,7 +1,7 @@
 // The report of a terminal job, streamed: the header, then each chunk's stored lines in chunk order (chunks
 // finish out of order; their lines are stored per chunk index). A chunk the job ended before recording
 // (cancelled, deadline) is rendered from the kept input rows as not_screened with the job's terminal reason.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { notScreened, REPORT_HEADER, reportLine } from './csv.js';
 import type { JobRecord } from './jobs.js';
 import { batchKeys } from './keys.js';
@@ -10,7 +10,7 @@ import type { StoredRow } from './types.js';
 /** Chunks fetched per round trip: at most 8 × 250 lines, a few hundred KB. */
 const CHUNKS_PER_PAGE = 8;
 
-export async function* reportChunks(redis: Redis, prefix: string, job: JobRecord): AsyncGenerator<string> {
+export async function* reportChunks(redis: RedisClient, prefix: string, job: JobRecord): AsyncGenerator<string> {
   const keys = batchKeys(prefix, job.id);
   yield REPORT_HEADER;
   for (let first = 0; first < job.chunks; first += CHUNKS_PER_PAGE) {

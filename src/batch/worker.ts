@@ -8,9 +8,9 @@
 // failure is logged and retried with backoff: a worker outlives Redis restarts.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { Logger } from '../log.js';
-import { scripts } from '../redis/scripts.js';
+import { luaScripts } from '../redis/scripts.js';
 import type { ChunkScreener } from './chunk-screener.js';
 import type { BatchJobs } from './jobs.js';
 import { batchKeys, WORKER_GROUP } from './keys.js';
@@ -19,9 +19,9 @@ const IDLE_POLL_MS = 250;
 const REAP_EVERY_MS = 1000;
 
 export interface BatchWorkerOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** A connection of its own for the blocking read of job announcements. */
-  blocking: Redis;
+  blocking: RedisClient;
   jobs: BatchJobs;
   screener: ChunkScreener;
   concurrency: number;
@@ -183,9 +183,9 @@ export class BatchWorker {
     const { stream } = batchKeys(jobs.prefix, jobId);
     let mine = true;
     const heartbeat = setInterval(() => {
-      scripts(redis).batchHeartbeat(stream, WORKER_GROUP, this.consumer, entryId)
+      luaScripts.batchHeartbeat(redis, stream, WORKER_GROUP, this.consumer, entryId)
         .then((owned) => {
-          if (owned !== 1) mine = false;
+          if (!owned) mine = false;
         }, () => undefined);
     }, Math.max(50, Math.floor(claimIdleMs / 3)));
     const name = `${jobId}/${entryId}`;

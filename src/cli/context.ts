@@ -1,15 +1,15 @@
 // Shared plumbing for CLI commands: the same environment config as the service, a patient Redis client, and
 // one way to fail (one clear line on stderr, non-zero exit).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createRedis } from '../redis/connection.js';
+import { createRedis, describeTarget, redisTarget } from '../redis/connection.js';
 import { redisKeys, type RedisKeys } from '../store/keys.js';
 
 export class CliError extends Error {}
 
 export interface CliContext {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
 }
 
@@ -22,23 +22,20 @@ export async function withContext<T>(body: (context: CliContext) => Promise<T>):
     if (error instanceof ConfigError) throw new CliError(error.message.replace(/\n\s*/g, ' '));
     throw error;
   }
-  const redis = createRedis(config.REDIS_URL, 'background');
+  const target = redisTarget(config);
+  const redis = createRedis(target, 'background');
   try {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       redis.ping(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new CliError(`cannot reach Redis at ${redactUrl(config.REDIS_URL)}`)), 5000);
+        timer = setTimeout(() => reject(new CliError(`cannot reach Redis at ${describeTarget(target)}`)), 5000);
       }),
     ]).finally(() => clearTimeout(timer));
     return await body({ config, redis, keys: redisKeys(config.REDIS_PREFIX) });
   } finally {
     redis.disconnect();
   }
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
 export function printJson(value: unknown): void {

@@ -1,8 +1,9 @@
 // The broker's own do-not-use list: a CSV (mc_number,reason,added_at,expires_at) and/or the live Redis hash
 // keys.doNotUse (MC → JSON {reason, added_at, expires_at}) maintained with `carrier-eligibility dnu`.
 // Ingest merges both into the snapshot as `dnu` hits. An expired entry (expires_at before today) is ignored.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
+import { applyDoNotUse } from '../store/do-not-use.js';
 import type { RedisKeys } from '../store/keys.js';
 import { readCsv } from './csv.js';
 import { IngestError } from './errors.js';
@@ -49,7 +50,7 @@ export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (by
   return entries;
 }
 
-export async function readDnuHash(redis: Redis, keys: RedisKeys): Promise<Map<string, DnuEntry>> {
+export async function readDnuHash(redis: RedisClient, keys: RedisKeys): Promise<Map<string, DnuEntry>> {
   const entries = new Map<string, DnuEntry>();
   const stream = redis.hscanStream(keys.doNotUse, { count: 1000 });
   for await (const chunk of stream as AsyncIterable<string[]>) {
@@ -66,12 +67,18 @@ export async function readDnuHash(redis: Redis, keys: RedisKeys): Promise<Map<st
   return entries;
 }
 
-export async function addDnu(redis: Redis, keys: RedisKeys, mc: string, entry: DnuEntry): Promise<void> {
-  // The epoch bump makes every replica reload the list within a second (src/state/live-state.ts).
-  await redis.multi().hset(keys.doNotUse, mc, JSON.stringify(entry)).incr(keys.doNotUseEpoch).exec();
+// Writes go through src/store/do-not-use.ts: list, change log and epoch in one step; every replica applies
+// the change within a second (src/state/live-state.ts) without reloading the whole list.
+export async function addDnu(redis: RedisClient, keys: RedisKeys, mc: string, entry: DnuEntry): Promise<void> {
+  await applyDoNotUse(redis, keys, [{ op: 'set', mc, entry: JSON.stringify(entry) }]);
 }
 
-export async function removeDnu(redis: Redis, keys: RedisKeys, mc: string): Promise<boolean> {
-  const [removed] = await redis.multi().hdel(keys.doNotUse, mc).incr(keys.doNotUseEpoch).exec() ?? [];
-  return Number(removed?.[1] ?? 0) > 0;
+/** Adds many entries in few atomic steps (500 per step). */
+export async function importDnu(redis: RedisClient, keys: RedisKeys, entries: ReadonlyMap<string, DnuEntry>): Promise<number> {
+  const changes = [...entries].map(([mc, entry]) => ({ op: 'set' as const, mc, entry: JSON.stringify(entry) }));
+  return (await applyDoNotUse(redis, keys, changes)).changed;
+}
+
+export async function removeDnu(redis: RedisClient, keys: RedisKeys, mc: string): Promise<boolean> {
+  return (await applyDoNotUse(redis, keys, [{ op: 'del', mc, entry: '' }])).changed > 0;
 }

@@ -2,7 +2,7 @@
 // file's rows, skips and own as-of date for the snapshot meta and the final table.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { SourceFreshness } from '../core/carrier.js';
 import type { SourceName } from '../core/ruleset.js';
 import { WatchlistIndex } from '../match/watchlist-index.js';
@@ -78,7 +78,7 @@ export interface LoadOptions {
   warn: (message: string) => void;
 }
 
-export async function loadSources(redis: Redis, keys: RedisKeys, options: LoadOptions): Promise<LoadedSources> {
+export async function loadSources(redis: RedisClient, keys: RedisKeys, options: LoadOptions): Promise<LoadedSources> {
   const { files, progress } = options;
   const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
   const reports: FileReport[] = [];

@@ -4,7 +4,7 @@
 // unreferenced version in snapshot:versions, which the next ingest removes.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { CarrierRecord, SnapshotMeta } from '../core/carrier.js';
 import { carrierReasons } from '../core/decide.js';
 import type { Reason } from '../core/reasons.js';
@@ -56,7 +56,7 @@ export interface IngestReport {
 }
 
 /** Lets listpack hashes hold our compact records; ignored where CONFIG is disabled (managed Redis). */
-async function raiseListpackValueLimit(redis: Redis, warn: (m: string) => void): Promise<void> {
+async function raiseListpackValueLimit(redis: RedisClient, warn: (m: string) => void): Promise<void> {
   try {
     const current = await redis.config('GET', 'hash-max-listpack-value') as string[];
     if (Number(current[1] ?? 0) < 256) await redis.config('SET', 'hash-max-listpack-value', '256');
@@ -73,7 +73,7 @@ function resolveAsOf(asOf: string | undefined, nowMs: number, fallback: string):
   return new Date(ms).toISOString();
 }
 
-export async function runIngest(redis: Redis, keys: RedisKeys, options: IngestOptions): Promise<IngestReport> {
+export async function runIngest(redis: RedisClient, keys: RedisKeys, options: IngestOptions): Promise<IngestReport> {
   const started = Date.now();
   const nowMs = options.nowMs ?? started;
   const today = new Date(nowMs).toISOString().slice(0, 10);
@@ -86,7 +86,7 @@ export async function runIngest(redis: Redis, keys: RedisKeys, options: IngestOp
   const version = newSnapshotVersion(nowMs);
   const writer = new SnapshotWriter(redis, keys, version);
   try {
-    const removedVersions = await cleanupSnapshots(redis, keys, nowMs);
+    const removedVersions = await cleanupSnapshots(redis, keys, nowMs, undefined, warn);
     await raiseListpackValueLimit(redis, warn);
     const loaded = await loadSources(redis, keys, {
       files: options.files, today, nowMs, insuranceUnits: options.insuranceUnits ?? 'auto',
@@ -117,7 +117,7 @@ export async function runIngest(redis: Redis, keys: RedisKeys, options: IngestOp
       sources,
     };
     const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS);
-    removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version));
+    removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
     return {
       version, previous, meta: { ...meta, version },
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],

@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { RedisKeys } from '../store/keys.js';
 import {
   CENSUS_COLUMNS, csvLine, isoDaysFrom, legacyCarrierLine, mmddyyyy, OOS_COLUMNS, pad, quotedLine, REVOCATION_HEADER,
@@ -134,7 +134,7 @@ export interface SeedOptions {
 }
 
 /** Regenerates the sample with dates relative to now and ingests it (--as-of now, --force). */
-export async function seedSample(redis: Redis, keys: RedisKeys, options: SeedOptions = {}): Promise<IngestReport> {
+export async function seedSample(redis: RedisClient, keys: RedisKeys, options: SeedOptions = {}): Promise<IngestReport> {
   const dir = await mkdtemp(join(tmpdir(), 'ce-sample-'));
   try {
     const nowMs = options.nowMs ?? Date.now();

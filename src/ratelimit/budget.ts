@@ -3,9 +3,9 @@
 // Redis round trip serves many requests while the budget stays exact. When Redis fails, an in-memory
 // limiter (rate-limiter-flexible) stands in per replica, and the caller is told the backend is down.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { scripts } from '../redis/scripts.js';
+import { luaScripts, type DrawResult } from '../redis/scripts.js';
 import type { RedisKeys } from '../store/keys.js';
 
 export const WINDOW_MS = 60_000;
@@ -39,7 +39,7 @@ export class BudgetLimiter {
   private sequence = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     /** Told about every Redis failure so the rest of the replica can fail closed at once. */
     private readonly onRedisFailure: (error: unknown) => void,
@@ -67,7 +67,7 @@ export class BudgetLimiter {
    * leave headroom for single checks. Throws when Redis fails: batch work waits rather than guessing.
    */
   async drawUpTo(keyId: string, limit: number, wanted: number): Promise<{ admitted: number; retryAfterMs: number }> {
-    const [admitted, , retryAfterMs] = await this.callScript(keyId, limit, wanted);
+    const { admitted, retryAfterMs } = await this.callScript(keyId, limit, wanted);
     return { admitted, retryAfterMs };
   }
 
@@ -82,7 +82,7 @@ export class BudgetLimiter {
     const wanted = draw.waiters.length;
     if (this.redisUsable()) {
       try {
-        const [admitted, remaining, retryAfterMs, resetMs] = await this.callScript(keyId, draw.limit, wanted);
+        const { admitted, remaining, retryAfterMs, resetMs } = await this.callScript(keyId, draw.limit, wanted);
         draw.waiters.forEach((waiter, index) => waiter.resolve({
           allowed: index < admitted,
           limit: draw.limit,
@@ -99,12 +99,9 @@ export class BudgetLimiter {
     for (const waiter of draw.waiters) waiter.resolve(await this.consumeFallback(keyId, draw.limit));
   }
 
-  private async callScript(keyId: string, limit: number, wanted: number): Promise<[number, number, number, number]> {
+  private callScript(keyId: string, limit: number, wanted: number): Promise<DrawResult> {
     const token = `${this.tokenBase}${(this.sequence++).toString(36)}`;
-    const result = await scripts(this.redis).slidingWindowDraw(
-      this.keys.rateLog(keyId), this.keys.rateSum(keyId), limit, WINDOW_MS, wanted, token,
-    ) as [number, number, number, number];
-    return result;
+    return luaScripts.slidingWindowDraw(this.redis, { log: this.keys.rateLog(keyId), sum: this.keys.rateSum(keyId) }, limit, WINDOW_MS, wanted, token);
   }
 
   private async consumeFallback(keyId: string, limit: number): Promise<BudgetDecision> {

@@ -1,11 +1,14 @@
-// Loads the Lua scripts in src/lua once and registers them on a client with defineCommand, which handles
-// EVALSHA and the NOSCRIPT fallback. Key counts live here in a typed table, not in file names.
+// One typed function per Lua script in src/lua. Each registers its script on the client once (defineCommand:
+// EVALSHA with the NOSCRIPT fallback, on every Cluster node as needed), names its keys by role, and decodes the
+// reply with zod here, in one place, so callers never cast what Redis sent. Every script's keys share one hash
+// tag (documented in each .lua file), so each call touches one cluster slot.
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { RedisClient } from './connection.js';
 
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
-const SCRIPTS = {
+const SOURCES = {
   slidingWindowDraw: { file: 'sliding-window-draw.lua', keys: 2 },
   batchCreate: { file: 'batch-create.lua', keys: 3 },
   batchClaimSlot: { file: 'batch-claim-slot.lua', keys: 1 },
@@ -14,24 +17,111 @@ const SCRIPTS = {
   batchCompleteChunk: { file: 'batch-complete-chunk.lua', keys: 4 },
   batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
+  doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
 } as const;
 
-export type ScriptName = keyof typeof SCRIPTS;
+type ScriptName = keyof typeof SOURCES;
+type Arg = string | number;
+type RawCall = (...args: Arg[]) => Promise<unknown>;
 
-type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+const registered = new WeakSet<object>();
 
-const registered = new WeakSet<Redis>();
-
-/** Registers every script on the client (idempotent) and returns a typed caller. */
-export function scripts(redis: Redis): Record<ScriptName, ScriptCall> {
-  if (!registered.has(redis)) {
-    for (const [name, { file, keys }] of Object.entries(SCRIPTS)) {
-      redis.defineCommand(name, { numberOfKeys: keys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') });
+function raw(client: RedisClient, name: ScriptName): RawCall {
+  if (!registered.has(client)) {
+    for (const [script, { file, keys }] of Object.entries(SOURCES)) {
+      client.defineCommand(script, { numberOfKeys: keys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') });
     }
-    registered.add(redis);
+    registered.add(client);
   }
-  const commands = redis as unknown as Record<ScriptName, ScriptCall>;
-  return Object.fromEntries(
-    Object.keys(SCRIPTS).map((name) => [name, commands[name as ScriptName].bind(redis)]),
-  ) as Record<ScriptName, ScriptCall>;
+  const command = (client as unknown as Record<ScriptName, RawCall>)[name];
+  return command.bind(client);
 }
+
+const int = z.coerce.number().int();
+const drawReply = z.tuple([int, int, int, int]);
+const claimReply = z.tuple([int, z.string()]);
+const beginReply = z.array(z.string().nullable());
+// Lua truncates a table at a nil, so { 0, <missing status> } arrives as [0].
+const terminateReply = z.tuple([int]).rest(z.string().nullable());
+const dnuReply = z.tuple([z.string(), int]);
+
+export interface DrawResult { admitted: number; remaining: number; retryAfterMs: number; resetMs: number }
+export interface ChunkStart {
+  status: string | null; keyId: string | null; snapshotVersion: string | null; rulesetVersion: string | null;
+  deadlineMs: string | null; chunkSize: string | null; total: string | null;
+}
+export interface DoNotUseChange { op: 'set' | 'del'; mc: string; entry: string }
+
+export const luaScripts = {
+  /** sliding-window-draw.lua: draws up to `wanted` points from one key's window ({key id}). */
+  async slidingWindowDraw(client: RedisClient, keys: { log: string; sum: string }, limit: number, windowMs: number, wanted: number, token: string): Promise<DrawResult> {
+    const [admitted, remaining, retryAfterMs, resetMs] = drawReply.parse(await raw(client, 'slidingWindowDraw')(keys.log, keys.sum, limit, windowMs, wanted, token));
+    return { admitted, remaining, retryAfterMs, resetMs };
+  },
+
+  /** batch-create.lua: true when created, false when the id already exists ({job id}). */
+  async batchCreate(client: RedisClient, keys: { job: string; rows: string; stream: string }, expiryMs: number, group: string, fields: Record<string, string>, chunks: readonly string[]): Promise<boolean> {
+    const reply = await raw(client, 'batchCreate')(keys.job, keys.rows, keys.stream, expiryMs, group, Object.keys(fields).length, ...Object.entries(fields).flat(), ...chunks);
+    return int.parse(reply) === 1;
+  },
+
+  /** batch-claim-slot.lua: claims a key's active slot; the holder afterwards ({key id}). */
+  async batchClaimSlot(client: RedisClient, slot: string, jobId: string, ttlMs: number, replaceable: string): Promise<{ claimed: boolean; holder: string }> {
+    const [claimed, holder] = claimReply.parse(await raw(client, 'batchClaimSlot')(slot, jobId, ttlMs, replaceable));
+    return { claimed: claimed === 1, holder };
+  },
+
+  /** batch-release-slot.lua: compare-and-delete of a key's active slot. */
+  async batchReleaseSlot(client: RedisClient, slot: string, jobId: string): Promise<boolean> {
+    return int.parse(await raw(client, 'batchReleaseSlot')(slot, jobId)) === 1;
+  },
+
+  /** batch-begin-chunk.lua: marks the job running and returns the fields a worker needs. */
+  async batchBeginChunk(client: RedisClient, jobKey: string, nowIso: string): Promise<ChunkStart> {
+    const values = beginReply.parse(await raw(client, 'batchBeginChunk')(jobKey, nowIso));
+    const [status, keyId, snapshotVersion, rulesetVersion, deadlineMs, chunkSize, total] = values.concat(Array(7).fill(null));
+    return {
+      status: status ?? null, keyId: keyId ?? null, snapshotVersion: snapshotVersion ?? null, rulesetVersion: rulesetVersion ?? null,
+      deadlineMs: deadlineMs ?? null, chunkSize: chunkSize ?? null, total: total ?? null,
+    };
+  },
+
+  /** batch-complete-chunk.lua: 0 nothing recorded, 1 recorded, 2 recorded and the job is complete. */
+  async batchCompleteChunk(
+    client: RedisClient, keys: { job: string; out: string; stream: string; rows: string },
+    args: { group: string; entryId: string; chunkIndex: number; block: string; rows: number; counts: readonly number[]; nowIso: string; retentionMs: number },
+  ): Promise<0 | 1 | 2> {
+    const reply = int.parse(await raw(client, 'batchCompleteChunk')(
+      keys.job, keys.out, keys.stream, keys.rows, args.group, args.entryId, args.chunkIndex, args.block, args.rows,
+      ...args.counts, args.nowIso, args.retentionMs,
+    ));
+    return reply === 2 ? 2 : reply === 1 ? 1 : 0;
+  },
+
+  /** batch-terminate.lua: ends an active job; whether this call ended it, and the status it found. */
+  async batchTerminate(
+    client: RedisClient, keys: { job: string; stream: string; rows: string; out: string },
+    status: 'cancelled' | 'failed', reason: string, nowIso: string, retentionMs: number,
+  ): Promise<{ ended: boolean; status: string | null }> {
+    const [ended, found] = terminateReply.parse(await raw(client, 'batchTerminate')(keys.job, keys.stream, keys.rows, keys.out, status, reason, nowIso, retentionMs));
+    return { ended: ended === 1, status: found ?? null };
+  },
+
+  /** batch-heartbeat.lua: true while this consumer still owns the entry. */
+  async batchHeartbeat(client: RedisClient, stream: string, group: string, consumer: string, entryId: string): Promise<boolean> {
+    return int.parse(await raw(client, 'batchHeartbeat')(stream, group, consumer, entryId)) === 1;
+  },
+
+  /**
+   * dnu-apply.lua: applies do-not-use changes to the list, appends them to the change log and moves the epoch,
+   * atomically ({ctl}); returns the epoch afterwards and how many changes took effect.
+   */
+  async doNotUseApply(
+    client: RedisClient, keys: { list: string; log: string; epoch: string; mark: string },
+    changes: readonly DoNotUseChange[], logMaxLen: number, markValue: string,
+  ): Promise<{ epoch: string; changed: number }> {
+    const args = changes.flatMap((change) => [change.op, change.mc, change.entry]);
+    const [epoch, changed] = dnuReply.parse(await raw(client, 'doNotUseApply')(keys.list, keys.log, keys.epoch, keys.mark, logMaxLen, markValue, ...args));
+    return { epoch, changed };
+  },
+};

@@ -7,22 +7,45 @@ export interface DoNotUseIndex {
 }
 
 export function doNotUseIndex(hash: Record<string, string>): DoNotUseIndex {
-  const expiries = new Map<string, number>();
-  for (const [mc, raw] of Object.entries(hash)) {
-    let expiresAt = Number.POSITIVE_INFINITY;
-    try {
-      const parsed = JSON.parse(raw) as { expires_at?: unknown };
-      if (typeof parsed.expires_at === 'string' && parsed.expires_at !== '') {
-        const ms = Date.parse(parsed.expires_at);
-        if (Number.isFinite(ms)) expiresAt = ms;
-      }
-    } catch {
-      // keep blocking forever: a hand-edited entry is still an entry
+  return DoNotUseList.from(hash);
+}
+
+function expiryOf(raw: string): number {
+  try {
+    const parsed = JSON.parse(raw) as { expires_at?: unknown };
+    if (typeof parsed.expires_at === 'string' && parsed.expires_at !== '') {
+      const ms = Date.parse(parsed.expires_at);
+      if (Number.isFinite(ms)) return ms;
     }
-    expiries.set(mc, expiresAt);
+  } catch {
+    // keep blocking forever: a hand-edited entry is still an entry
   }
-  return {
-    has: (mc, nowMs) => (expiries.get(mc) ?? Number.NEGATIVE_INFINITY) > nowMs,
-    size: expiries.size,
-  };
+  return Number.POSITIVE_INFINITY;
+}
+
+/** The replica's copy, changed in place by the change log entries it applies (src/state/live-state.ts). */
+export class DoNotUseList implements DoNotUseIndex {
+  private readonly expiries = new Map<string, number>();
+
+  static from(hash: Record<string, string>): DoNotUseList {
+    const list = new DoNotUseList();
+    for (const [mc, raw] of Object.entries(hash)) list.set(mc, raw);
+    return list;
+  }
+
+  set(mc: string, raw: string): void {
+    this.expiries.set(mc, expiryOf(raw));
+  }
+
+  delete(mc: string): void {
+    this.expiries.delete(mc);
+  }
+
+  has(mc: string, nowMs: number): boolean {
+    return (this.expiries.get(mc) ?? Number.NEGATIVE_INFINITY) > nowMs;
+  }
+
+  get size(): number {
+    return this.expiries.size;
+  }
 }

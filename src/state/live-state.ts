@@ -1,38 +1,62 @@
 // What a replica knows about the shared state in Redis: the snapshot being served, the rule set in force,
-// the API key epoch and whether Redis answers at all. One poll every STATE_POLL_MS (a single pipelined round
-// trip) keeps it current, so snapshot switches and key changes reach every replica within a second.
-import type { Redis } from 'ioredis';
+// the API key epoch, the do-not-use list, and whether the backend is usable at all. One poll every
+// STATE_POLL_MS (one MGET of five {ctl} keys: one slot, one round trip) keeps it current, so snapshot switches,
+// key changes and DNU changes reach every replica within a second.
+//
+// This class is the ONE owner of "is the backend up?": `redisUp` is true only while Redis answers AND still
+// holds the deployment mark (src/store/deployment-mark.ts). A Redis that answers without the mark has lost its
+// data (a primary restarted empty, a FLUSHALL); verdicts are then degraded (backend_unavailable) and key lookups
+// that miss are backend failures, not 401s (src/auth/key-store.ts). Every change of the replica's condition is
+// logged once, as one structured line (src/state/condition.ts).
 import type { SnapshotMeta } from '../core/carrier.js';
-import { doNotUseIndex, type DoNotUseIndex } from './do-not-use.js';
 import { ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
-import type { RedisKeys } from '../store/keys.js';
 import type { Logger } from '../log.js';
+import type { RedisClient } from '../redis/connection.js';
+import { readDoNotUseLog, readDoNotUseSnapshot } from '../store/do-not-use.js';
+import type { RedisKeys } from '../store/keys.js';
+import { replicaProblems, type BackendStatus } from './condition.js';
+import { DoNotUseList, type DoNotUseIndex } from './do-not-use.js';
 
 export interface LiveStateListener {
   onKeyEpochChange(): void;
 }
 
+/** Change-log entries read per round trip while catching up. */
+const DNU_LOG_PAGE = 5000;
+
 export class LiveState {
   snapshot: SnapshotMeta | null = null;
   ruleset: PublishedRuleSet | null = null;
-  /** The live do-not-use list (MC → expiry), reloaded whenever dnu:epoch moves. */
-  doNotUse: DoNotUseIndex = doNotUseIndex({});
+  /** The live do-not-use list (MC → expiry), kept current from the change log. */
+  doNotUse: DoNotUseIndex = new DoNotUseList();
+  private doNotUseList = new DoNotUseList();
+  /** Epoch (change-log id) the local list corresponds to; undefined = never loaded. */
   private doNotUseEpoch: string | null | undefined;
-  /** False from the first failed Redis call until the next successful poll. */
-  redisUp = false;
+  /** Why the backend is or is not usable; `redisUp` is derived from it. */
+  backend: BackendStatus = 'unreachable';
   private keyEpoch: string | null = null;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private readonly listeners: LiveStateListener[] = [];
+  /** The problems last logged (JSON), so each change is logged exactly once. */
+  private lastCondition: string | null = null;
+  private sawMark = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly pollMs: number,
     private readonly log: Logger,
+    private readonly maxDataAgeSeconds = 172_800,
+    private readonly now: () => number = Date.now,
   ) {
     // A dropped connection is known at once; no need to wait for the next poll to fail closed.
     redis.on('close', () => this.markDown('connection closed'));
+  }
+
+  /** True only while Redis answers and holds this deployment's data: verdicts and key lookups may trust it. */
+  get redisUp(): boolean {
+    return this.backend === 'up';
   }
 
   addListener(listener: LiveStateListener): void {
@@ -42,6 +66,7 @@ export class LiveState {
   /** First poll (awaited, so a replica starts with whatever state Redis has), then the periodic loop. */
   async start(): Promise<void> {
     await this.poll();
+    this.log.info(this.summary(), 'replica state at start-up');
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
   }
@@ -50,35 +75,119 @@ export class LiveState {
     clearInterval(this.timer);
   }
 
+  /** Called by any request-path Redis failure: fail closed at once, until the next successful poll. */
   markDown(why: unknown): void {
-    if (this.redisUp) this.log.warn({ err: why }, 'redis unavailable; verdicts are degraded until it answers');
-    this.redisUp = false;
+    if (this.backend === 'unreachable') return;
+    this.backend = 'unreachable';
+    this.logCondition(why);
   }
 
   async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     try {
-      const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch] = await this.redis.mget(
-        this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch, this.keys.doNotUseEpoch,
+      const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch, mark] = await this.redis.mget(
+        this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch, this.keys.doNotUseEpoch, this.keys.deploymentMark,
       );
       await this.refreshSnapshot(snapshotVersion ?? null);
       await this.refreshRuleset(rulesetVersion ?? null);
-      if (doNotUseEpoch !== this.doNotUseEpoch) {
-        this.doNotUse = doNotUseIndex(await this.redis.hgetall(this.keys.doNotUse));
-        this.doNotUseEpoch = doNotUseEpoch;
-      }
+      await this.refreshDoNotUse(doNotUseEpoch ?? null);
       if (keyEpoch !== this.keyEpoch) {
         this.keyEpoch = keyEpoch ?? null;
         for (const listener of this.listeners) listener.onKeyEpochChange();
       }
-      if (!this.redisUp) this.log.info('redis available');
-      this.redisUp = true;
+      this.backend = await this.markStatus(mark ?? null, snapshotVersion ?? null, rulesetVersion ?? null);
+      this.logCondition(null);
     } catch (error) {
       this.markDown(error);
     } finally {
       this.polling = false;
     }
+  }
+
+  /** A one-line summary of what this replica serves (start-up log, and the state-change lines). */
+  summary(): Record<string, unknown> {
+    return {
+      backend: this.backend,
+      problems: this.problems(),
+      snapshot_version: this.snapshot?.version ?? null,
+      data_as_of: this.snapshot?.data_as_of ?? null,
+      carrier_count: this.snapshot?.carrier_count ?? null,
+      sources_present: this.snapshot
+        ? Object.entries(this.snapshot.sources).filter(([, source]) => source?.present).map(([name]) => name)
+        : [],
+      ruleset_version: this.ruleset?.version ?? null,
+      do_not_use_entries: this.doNotUse.size,
+    };
+  }
+
+  private problems(): string[] {
+    return replicaProblems({
+      backend: this.backend, snapshot: this.snapshot, ruleset: this.ruleset, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs: this.now(),
+    });
+  }
+
+  private logCondition(cause: unknown): void {
+    const problems = this.problems();
+    const key = JSON.stringify(problems);
+    if (key === this.lastCondition) return;
+    const first = this.lastCondition === null;
+    this.lastCondition = key;
+    const line = { event: 'replica_state', ...this.summary(), ...(cause ? { err: cause } : {}) };
+    if (problems.includes('redis_data_missing')) {
+      this.log.error(line, this.sawMark
+        ? 'REDIS APPEARS TO HAVE LOST ITS DATA: the deployment mark is gone; every verdict is degraded (backend_unavailable) until the data is restored or re-created'
+        : 'Redis answers but holds no deployment mark: either Redis lost its data or this deployment was never set up (seed/ingest/keys create/rules publish); verdicts are degraded (backend_unavailable)');
+    } else if (problems.length > 0) {
+      this.log.warn(line, `replica degraded: ${problems.join(', ')}`);
+    } else if (!first) {
+      this.log.info(line, 'replica recovered: verdicts are being given');
+    }
+  }
+
+  /**
+   * 'up' when the mark is there. Without it, a deployment from before the mark existed (rule set and snapshot
+   * both present) is adopted by writing the mark; anything else is a Redis that lost its data.
+   */
+  private async markStatus(mark: string | null, snapshotVersion: string | null, rulesetVersion: string | null): Promise<BackendStatus> {
+    if (mark !== null) {
+      this.sawMark = true;
+      return 'up';
+    }
+    if (snapshotVersion !== null && rulesetVersion !== null && !this.sawMark) {
+      const adopted = await this.redis.set(this.keys.deploymentMark, JSON.stringify({ initialised_at: new Date(this.now()).toISOString(), by: 'adopted' }), 'NX');
+      if (adopted === 'OK') this.log.info('deployment mark written for data that predates it');
+      return 'up';
+    }
+    return 'data_missing';
+  }
+
+  private async refreshDoNotUse(epoch: string | null): Promise<void> {
+    if (epoch === this.doNotUseEpoch) return;
+    if (typeof this.doNotUseEpoch === 'string' && epoch !== null && await this.applyDoNotUseLog(this.doNotUseEpoch, epoch)) return;
+    // First load, a list that vanished, or a replica too far behind the (trimmed) log: read it whole.
+    const { list, epoch: loadedEpoch } = await readDoNotUseSnapshot(this.redis, this.keys);
+    this.doNotUseList = DoNotUseList.from(list);
+    this.doNotUse = this.doNotUseList;
+    this.doNotUseEpoch = loadedEpoch;
+  }
+
+  /** Applies the log entries after `from` up to `to`; false when the log no longer links up (reload). */
+  private async applyDoNotUseLog(from: string, to: string): Promise<boolean> {
+    let at = from;
+    while (at !== to) {
+      const entries = await readDoNotUseLog(this.redis, this.keys, at, DNU_LOG_PAGE);
+      if (entries.length === 0 || entries[0]?.prev !== at) return false;
+      for (const entry of entries) {
+        if (entry.prev !== at) return false;
+        if (entry.op === 'set') this.doNotUseList.set(entry.mc, entry.entry);
+        else this.doNotUseList.delete(entry.mc);
+        at = entry.id;
+        // Applied up to here: a failure on the next page resumes from this entry, never re-applies.
+        this.doNotUseEpoch = at;
+      }
+    }
+    return true;
   }
 
   private async refreshSnapshot(version: string | null): Promise<void> {

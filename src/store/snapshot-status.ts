@@ -1,5 +1,5 @@
 // Read-only view of the snapshot state, for `carrier-eligibility data status` and /v1/health per-source freshness.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisKeys } from './keys.js';
 import { retiredKey } from './snapshot-writer.js';
@@ -14,7 +14,7 @@ export interface SnapshotStatus {
   retired: Array<{ version: string; remove_after: string }>;
 }
 
-export async function readSnapshotStatus(redis: Redis, keys: RedisKeys): Promise<SnapshotStatus> {
+export async function readSnapshotStatus(redis: RedisClient, keys: RedisKeys): Promise<SnapshotStatus> {
   const current = await redis.get(keys.snapshotCurrent);
   const rawMeta = current ? await redis.get(keys.snapshotMeta(current)) : null;
   const writing = await redis.zrange(keys.snapshotVersions, 0, -1);

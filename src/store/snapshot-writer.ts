@@ -2,12 +2,18 @@
 // because they only read the version named by snapshot:current, and that is set last (in one MULTI with
 // the meta, so a replica can never read a pointer whose meta is missing).
 //
-// Housekeeping keys (all derived from keys.snapshotVersions so keys.ts stays the one layout):
+// Cluster: the carrier buckets are untagged and spread over every slot; they are written (and removed) one key
+// per command through sendKeyed, before the flip, so they need no atomicity. Everything the flip touches is in
+// the {ctl} slot (src/store/keys.ts), so the flip is one single-slot MULTI:
+//   snapshot:<v>:meta          string JSON SnapshotMeta
+//   snapshot:current           string version being served
 //   snapshot:versions          zset  version → start ms   versions being written (orphans after a crash)
 //   snapshot:versions:retired  zset  version → due ms     replaced versions, removed after the grace period
 //   snapshot:versions:lock     string {pid, host, at}     one ingest at a time
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
+import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
+import { withDeploymentMark } from './deployment-mark.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
@@ -17,22 +23,19 @@ const FLUSH_EVERY = 1000;
 const MAX_IN_FLIGHT = 2;
 export const RETIRE_GRACE_MS = 60_000;
 
-export const retiredKey = (keys: RedisKeys) => `${keys.snapshotVersions}:retired`;
-export const lockKey = (keys: RedisKeys) => `${keys.snapshotVersions}:lock`;
+export const retiredKey = (keys: RedisKeys) => keys.snapshotRetired;
+export const lockKey = (keys: RedisKeys) => keys.ingestLock;
 
 export function newSnapshotVersion(nowMs: number): string {
   return `v${nowMs.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
 export class SnapshotWriter {
-  private pending = 0;
-  private pipeline;
+  private pending: KeyedCommand[] = [];
   private written = 0;
   private readonly inFlight: Array<Promise<void>> = [];
 
-  constructor(private readonly redis: Redis, private readonly keys: RedisKeys, readonly version: string) {
-    this.pipeline = redis.pipeline();
-  }
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, readonly version: string) {}
 
   /** Registers the version as "being written" so a crashed ingest can be cleaned up later. */
   async begin(nowMs: number): Promise<void> {
@@ -40,9 +43,9 @@ export class SnapshotWriter {
   }
 
   async put(mc: string, carrier: StoredCarrier): Promise<void> {
-    this.pipeline.hset(this.keys.carrierBucket(this.version, carrierBucket(mc)), mc, encodeCarrier(carrier));
+    this.pending.push(['hset', this.keys.carrierBucket(this.version, carrierBucket(mc)), mc, encodeCarrier(carrier)]);
     this.written += 1;
-    if (++this.pending >= FLUSH_EVERY) await this.flush();
+    if (this.pending.length >= FLUSH_EVERY) await this.flush();
   }
 
   /** Counts records written (an MC overwritten later, e.g. turned ambiguous, counts once per put). */
@@ -52,14 +55,10 @@ export class SnapshotWriter {
 
   /** Sends the batch while the caller keeps parsing; waits only when MAX_IN_FLIGHT batches are unanswered. */
   private async flush(): Promise<void> {
-    if (this.pending > 0) {
-      const pipeline = this.pipeline;
-      this.pipeline = this.redis.pipeline();
-      this.pending = 0;
-      const sent = pipeline.exec().then((results) => {
-        const failure = results?.find(([error]) => error);
-        if (failure?.[0]) throw failure[0];
-      });
+    if (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      const sent = sendKeyed(this.redis, batch).then(() => undefined);
       // Marked handled now (it is awaited later), so a failing batch never becomes an unhandled rejection.
       sent.catch(() => undefined);
       this.inFlight.push(sent);
@@ -77,11 +76,12 @@ export class SnapshotWriter {
     await this.settle();
     const full: SnapshotMeta = { ...meta, version: this.version };
     const previous = await this.redis.get(this.keys.snapshotCurrent);
-    const transaction = this.redis.multi()
+    // One slot ({ctl}): meta, pointer, version sets and the deployment mark change together or not at all.
+    const transaction = withDeploymentMark(this.redis.multi(), this.keys, 'ingest')
       .set(this.keys.snapshotMeta(this.version), JSON.stringify(full))
       .set(this.keys.snapshotCurrent, this.version)
       .zrem(this.keys.snapshotVersions, this.version);
-    if (previous && previous !== this.version) transaction.zadd(retiredKey(this.keys), nowMs + graceMs, previous);
+    if (previous && previous !== this.version) transaction.zadd(this.keys.snapshotRetired, nowMs + graceMs, previous);
     const results = await transaction.exec();
     const failure = results?.find(([error]) => error);
     if (!results || failure?.[0]) throw failure?.[0] ?? new Error('snapshot commit transaction aborted');
@@ -92,38 +92,46 @@ export class SnapshotWriter {
   async abort(): Promise<void> {
     await this.settle().catch(() => undefined);
     await Promise.allSettled(this.inFlight.splice(0));
-    this.pipeline = this.redis.pipeline();
-    this.pending = 0;
+    this.pending = [];
     await removeSnapshotVersion(this.redis, this.keys, this.version);
   }
 }
 
-export async function removeSnapshotVersion(redis: Redis, keys: RedisKeys, version: string): Promise<void> {
+export async function removeSnapshotVersion(redis: RedisClient, keys: RedisKeys, version: string): Promise<void> {
   if ((await redis.get(keys.snapshotCurrent)) === version) throw new Error(`refusing to remove the current snapshot ${version}`);
   for (let start = 0; start < CARRIER_BUCKETS; start += 1024) {
     // UNLINK frees memory off the main thread; one key per command keeps it cluster-safe.
-    const pipeline = redis.pipeline();
+    const batch: KeyedCommand[] = [];
     for (let bucket = start; bucket < Math.min(start + 1024, CARRIER_BUCKETS); bucket++) {
-      pipeline.unlink(keys.carrierBucket(version, bucket));
+      batch.push(['unlink', keys.carrierBucket(version, bucket)]);
     }
-    await pipeline.exec();
+    await sendKeyed(redis, batch);
   }
-  await redis.multi().unlink(keys.snapshotMeta(version)).zrem(keys.snapshotVersions, version).zrem(retiredKey(keys), version).exec();
+  // Meta last (one {ctl} MULTI): a version whose meta is still there may still have buckets.
+  await redis.multi().unlink(keys.snapshotMeta(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
 }
 
 /**
  * Removes retired versions whose grace period is over and versions an ingest started but never committed
  * (killed or crashed). Call only while holding the ingest lock, so "being written" means "orphaned".
  */
-export async function cleanupSnapshots(redis: Redis, keys: RedisKeys, nowMs: number, except?: string): Promise<string[]> {
+export async function cleanupSnapshots(
+  redis: RedisClient, keys: RedisKeys, nowMs: number, except?: string, warn: (message: string) => void = () => undefined,
+): Promise<string[]> {
   const current = await redis.get(keys.snapshotCurrent);
-  const due = await redis.zrangebyscore(retiredKey(keys), '-inf', nowMs);
+  const due = await redis.zrangebyscore(keys.snapshotRetired, '-inf', nowMs);
   const orphans = await redis.zrange(keys.snapshotVersions, 0, -1);
   const removed: string[] = [];
   for (const version of new Set([...due, ...orphans])) {
     if (version === current || version === except) continue;
-    await removeSnapshotVersion(redis, keys, version);
-    removed.push(version);
+    try {
+      await removeSnapshotVersion(redis, keys, version);
+      removed.push(version);
+    } catch (error) {
+      // A version that cannot be removed now stays listed and is retried by the next ingest; it must never
+      // stop this ingest (an orphan that blocks every later ingest would freeze the data until it ages out).
+      warn(`could not remove old snapshot version ${version} (retried next ingest): ${(error as Error).message}`);
+    }
   }
   return removed;
 }
@@ -146,8 +154,8 @@ function alive(holder: LockHolder): boolean {
  * One ingest at a time. The lock expires on its own (TTL, refreshed while held); a holder on this host whose
  * process is gone (SIGKILL) is taken over at once, so the next ingest does not wait out the TTL.
  */
-export async function acquireIngestLock(redis: Redis, keys: RedisKeys, ttlMs = 30_000): Promise<() => Promise<void>> {
-  const key = lockKey(keys);
+export async function acquireIngestLock(redis: RedisClient, keys: RedisKeys, ttlMs = 30_000): Promise<() => Promise<void>> {
+  const key = keys.ingestLock;
   const value = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() } satisfies LockHolder);
   if ((await redis.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK') {
     const raw = await redis.get(key);

@@ -1,7 +1,6 @@
 // Integration-test harness: starts the real service (uWS on a free port, real Redis) under a random key
 // prefix, plus helpers to issue keys, publish rule sets and write snapshots. Nothing here mocks Redis.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { generateApiKey, hashSecret, type Scope, type StoredApiKey } from '../../src/auth/api-key.js';
 import { KeyAdmin } from '../../src/auth/key-store.js';
@@ -9,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
 import { createLogger } from '../../src/log.js';
-import { createRedis } from '../../src/redis/connection.js';
+import { createRedis, redisTarget, type RedisClient, type RedisTarget } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../../src/store/keys.js';
 import { publishRuleSet } from '../../src/store/rulesets.js';
@@ -19,12 +18,23 @@ export function randomPrefix(): string {
   return `test:${randomBytes(5).toString('hex')}:`;
 }
 
+/**
+ * The Redis the suite runs against, from the environment: REDIS_MODE=cluster with REDIS_CLUSTER_NODES (the
+ * `cluster` vitest project sets these for its private cluster, test/helpers/cluster-setup.ts), else REDIS_URL.
+ */
+export function testRedisTarget(): RedisTarget {
+  return redisTarget(loadConfig({
+    REDIS_MODE: process.env.REDIS_MODE, REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES,
+    REDIS_SENTINELS: process.env.REDIS_SENTINELS, REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME,
+  }));
+}
+
 export interface TestApp {
   app: RunningApp;
   baseUrl: string;
   config: Config;
   /** Patient client for arranging state (not the service's own connection). */
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   createKey(options?: Partial<Pick<StoredApiKey, 'scopes' | 'rate_per_minute' | 'expires_at' | 'status' | 'account'>>): Promise<{ key: string; id: string }>;
   publishRules(rules?: RuleSet): Promise<number>;
@@ -39,7 +49,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({
     REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
   });
-  const redis = createRedis(config.REDIS_URL, 'background');
+  const redis = createRedis(redisTarget(config), 'background');
   const keys = redisKeys(config.REDIS_PREFIX);
   const app = await startApp(config, createLogger(config.LOG_LEVEL, 'test'));
   const baseUrl = `http://127.0.0.1:${app.http?.port ?? 0}`;

@@ -2,7 +2,7 @@
 // deadline, slot repair after a crash, retention, and the chunk-completion script's idempotency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchGlobalKeys, batchKeys, WORKER_GROUP } from '../../src/batch/keys.js';
-import { scripts } from '../../src/redis/scripts.js';
+import { luaScripts } from '../../src/redis/scripts.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { del, jobStatus, report, submit, waitTerminal } from './batch-helpers.js';
 
@@ -196,9 +196,10 @@ describe('job endpoints', () => {
     const { key } = await stalledKey();
     const job = await submit(t, key, [{ mc: '100001' }, { mc: '100002' }]);
     const keys = batchKeys(t.config.REDIS_PREFIX, job.job_id);
-    const complete = () => scripts(t.redis).batchCompleteChunk(
-      keys.job, keys.out, keys.stream, keys.rows, WORKER_GROUP, '0-1', 0, 'line\r\n', 1, 1, 0, 0, 0, 0, 0, new Date().toISOString(), 60_000,
-    );
+    const complete = () => luaScripts.batchCompleteChunk(t.redis, keys, {
+      group: WORKER_GROUP, entryId: '0-1', chunkIndex: 0, block: 'line\r\n', rows: 1, counts: [1, 0, 0, 0, 0, 0],
+      nowIso: new Date().toISOString(), retentionMs: 60_000,
+    });
     expect(await complete()).toBe(1);
     expect(await complete()).toBe(0);
     const fields = await t.redis.hmget(keys.job, 'processed', 's:eligible');

@@ -1,31 +1,28 @@
 // The sliding-window Lua script against real Redis, with a short window so expiry is observable in a test.
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '../../src/redis/connection.js';
-import { scripts } from '../../src/redis/scripts.js';
+import { createRedis, type RedisClient } from '../../src/redis/connection.js';
+import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
+import { luaScripts } from '../../src/redis/scripts.js';
 import { redisKeys } from '../../src/store/keys.js';
-import { randomPrefix } from '../helpers/harness.js';
+import { randomPrefix, testRedisTarget } from '../helpers/harness.js';
 
-let redis: Redis;
-const keys = redisKeys(randomPrefix());
+let redis: RedisClient;
+const prefix = randomPrefix();
+const keys = redisKeys(prefix);
 let token = 0;
 
 async function draw(keyId: string, limit: number, wanted: number, windowMs: number) {
-  const [admitted, remaining, retryAfterMs, resetMs] = await scripts(redis).slidingWindowDraw(
-    keys.rateLog(keyId), keys.rateSum(keyId), limit, windowMs, wanted, `t${token++}`,
-  ) as [number, number, number, number];
-  return { admitted, remaining, retryAfterMs, resetMs };
+  return luaScripts.slidingWindowDraw(redis, { log: keys.rateLog(keyId), sum: keys.rateSum(keyId) }, limit, windowMs, wanted, `t${token++}`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(() => {
-  redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'background');
+  redis = createRedis(testRedisTarget(), 'background');
 });
 
 afterAll(async () => {
-  const doomed = await redis.keys(`${keys.rateLog('*').split('rl:')[0]}*`);
-  if (doomed.length > 0) await redis.unlink(...doomed);
+  await deleteByPrefix(redis, prefix);
   redis.disconnect();
 });
 

@@ -1,13 +1,13 @@
 // `carrier-eligibility dnu add|remove|list|import`: the broker's do-not-use list (Redis hash keys.doNotUse).
 // Changes reach verdicts at the next ingest (which merges this hash into the snapshot).
 import type { Command } from 'commander';
-import { addDnu, isDnuActive, loadDnuFile, parseDnuEntry, readDnuHash, removeDnu } from '../../ingest/dnu.js';
+import { addDnu, importDnu, isDnuActive, loadDnuFile, parseDnuEntry, readDnuHash, removeDnu } from '../../ingest/dnu.js';
 import { IngestError } from '../../ingest/errors.js';
 import { SourceStats } from '../../ingest/sources/common.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { CliError, printJson, withContext } from '../context.js';
 
-const NOTE = 'takes effect at the next ingest';
+const NOTE = 'applies on every replica within a second, and is folded into the next snapshot';
 
 export function register(program: Command): void {
   const dnu = program.command('dnu').description(`maintain the do-not-use list (${NOTE})`);
@@ -58,7 +58,7 @@ export function register(program: Command): void {
         throw new CliError(`${file}: ${(error as Error).message}`);
       }
       await withContext(async ({ redis, keys }) => {
-        for (const [mc, entry] of entries) await addDnu(redis, keys, mc, entry);
+        await importDnu(redis, keys, entries);
         printJson({ imported: entries.size, note: NOTE });
       });
     });

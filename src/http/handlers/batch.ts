@@ -2,7 +2,7 @@
 // Order of checks: 401 → 403 → 400/422 → 409 → work. No 429 on submit: rows draw budget when screened.
 // Batch is asynchronous, so a Redis outage is answered honestly with 503 + Retry-After (the fail-closed
 // 200 rule is for single checks). Unknown and foreign jobs get the same 404 after the same single read.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/connection.js';
 import { z } from 'zod';
 import type { StoredApiKey } from '../../auth/api-key.js';
 import type { Authenticator } from '../../auth/authenticate.js';
@@ -23,7 +23,7 @@ const UNAVAILABLE_RETRY_SECONDS = '5';
 export interface BatchDeps {
   auth: Authenticator;
   jobs: BatchJobs;
-  redis: Redis;
+  redis: RedisClient;
   headroom: number;
   log: Logger;
 }
