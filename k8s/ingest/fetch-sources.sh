@@ -19,7 +19,7 @@ fetch() {
     return 0
   fi
   fetched_at=$(iso_now)
-  last_modified=$(curl --fail --silent --show-error --location --retry 5 --retry-delay 10 --retry-all-errors \
+  last_modified=$(curl --fail --silent --show-error --location --retry "${FETCH_RETRIES:-5}" --retry-delay 10 --retry-all-errors \
     --connect-timeout 30 --max-time 3600 --output "$OUT/$file.part" --write-out '%header{last-modified}' "$url")
   mv "$OUT/$file.part" "$OUT/$file"
   # Socrata exports are generated on request (Last-Modified says nothing); the dataset's metadata says when its
