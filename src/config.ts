@@ -76,6 +76,17 @@ export const configSchema = z.object({
     .describe('Benchmarks only: off answers without writing decision records. Production must leave it on'),
   DECISION_SIGNING_KEY: z.string().optional()
     .describe('Ed25519 private key (PEM, or base64 PKCS#8 DER) that signs export manifests; needed by decisions export'),
+  MONITORING_MAX_WATCHED: int(1, 10_000_000).default(100_000).describe('Carriers one account may watch (docs/monitoring.md)'),
+  MONITORING_EVENT_RETENTION_DAYS: int(1, 365).default(30)
+    .describe('Monitoring events are kept per account this many days (pull feed and replay window)'),
+  MONITORING_POLL_MS: int(50, 60_000).default(500)
+    .describe('How often the monitoring worker looks for snapshot, rule set, do-not-use and time-based changes'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true')
+    .describe('Allow webhook URLs that resolve to private, loopback or link-local addresses (tests and private networks only)'),
+  WEBHOOK_RETRY_WINDOW_SECONDS: int(60, 14 * 86_400).default(259_200)
+    .describe('A webhook delivery is retried (exponential backoff with jitter) for this long before it is given up'),
+  WEBHOOK_RETRY_BASE_MS: int(10, 600_000).default(5000).describe('First webhook retry delay; doubles per attempt (capped at 1 h)'),
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000).describe('A webhook POST that takes longer counts as a failed attempt'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
