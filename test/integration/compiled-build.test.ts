@@ -20,10 +20,8 @@ let app: string;
 
 beforeAll(async () => {
   app = await mkdtemp(join(tmpdir(), 'ce-image-'));
-  // Type errors are `npm run typecheck`'s business (and fail `npm run build`); tsc still emits, and what it emits
-  // is what this test is about.
-  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--outDir', join(app, 'dist')])
-    .catch(() => undefined);
+  // The same tsc emit as `npm run build`, without the type check (that is `npm run typecheck`'s job, and slow).
+  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--noCheck', '--outDir', join(app, 'dist')]);
   await run(process.execPath, [join(repo, 'scripts/build-assets.mjs'), join(app, 'dist')]);
   await cp(join(repo, 'bin'), join(app, 'bin'), { recursive: true });
   const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -32,7 +30,7 @@ beforeAll(async () => {
     if (name.startsWith('@')) await mkdir(join(app, 'node_modules', name.split('/')[0] ?? ''), { recursive: true });
     await symlink(join(repo, 'node_modules', name), join(app, 'node_modules', name));
   }
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   if (app) await rm(app, { recursive: true, force: true });
