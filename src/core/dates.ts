@@ -22,3 +22,112 @@ export function startOfDayMs(nowMs: number): number {
 }
 
 export { DAY_MS };
+
+// ---------------------------------------------------------------------------------------------------------------
+// The one strict date parser. Every date that enters the service (ingest fields, CLI flags, DNU rows, key expiry)
+// goes through parseCalendarDate or parseInstant: calendar-valid only (no Feb 30, no month 13, no hour 24), only
+// the formats the caller names, never Date.parse's silent roll-over ("2026-02-30" → 2 March) or local-time guess.
+
+/** How far ahead of this machine's clock an "as of" may be before it is refused (clock skew between hosts). */
+export const FUTURE_SKEW_MS = 5 * 60_000;
+
+/**
+ * Field date layouts of the public files:
+ * - `mdy`: MM/DD/YYYY (1- or 2-digit month/day), legacy L&I files and SAM dates;
+ * - `ymd`: YYYYMMDD, optionally followed by a blank and a 4-6 digit time ("20250429 0000"), census and Motus;
+ * - `iso`: YYYY-MM-DD, optionally with a time part (OOS dates, SAM Creation_Date).
+ */
+export type DateFormat = 'mdy' | 'ymd' | 'iso';
+export const ALL_DATE_FORMATS: readonly DateFormat[] = ['mdy', 'ymd', 'iso'];
+
+const MIN_YEAR = 1900;
+const MAX_YEAR = 2199;
+
+/** Days in a month of the proleptic Gregorian calendar (month 1-12). */
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** ISO YYYY-MM-DD when year/month/day name a real calendar day in range; null otherwise. */
+export function calendarDate(year: number, month: number, day: number): string | null {
+  if (!Number.isInteger(year) || year < MIN_YEAR || year > MAX_YEAR) return null;
+  if (!Number.isInteger(month) || month < 1 || month > 12) return null;
+  if (!Number.isInteger(day) || day < 1 || day > daysInMonth(year, month)) return null;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+const MDY = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+const YMD = /^(\d{4})(\d{2})(\d{2})(?:\s+(\d{2})(\d{2})(\d{2})?)?$/;
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function validTime(hour: string | undefined, minute: string | undefined, second: string | undefined): boolean {
+  if (hour === undefined) return true;
+  return Number(hour) <= 23 && Number(minute) <= 59 && (second === undefined || Number(second) <= 59);
+}
+
+/**
+ * A file field's calendar day in one of `formats`: ISO YYYY-MM-DD; null for an empty cell; undefined for anything
+ * else (unparseable, impossible, out of range, or a format the source does not use). The time part some layouts
+ * append is checked for validity and dropped: the files' dates are days.
+ */
+export function parseCalendarDate(raw: string, formats: readonly DateFormat[] = ALL_DATE_FORMATS): string | null | undefined {
+  const value = raw.trim();
+  if (value === '') return null;
+  for (const format of formats) {
+    if (format === 'mdy') {
+      const m = MDY.exec(value);
+      if (m) return calendarDate(Number(m[3]), Number(m[1]), Number(m[2])) ?? undefined;
+    } else if (format === 'ymd') {
+      const m = YMD.exec(value);
+      if (m) return validTime(m[4], m[5], m[6]) ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) ?? undefined : undefined;
+    } else {
+      const m = ISO_DAY.exec(value);
+      if (m) return validTime(m[4], m[5], m[6]) ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) ?? undefined : undefined;
+    }
+  }
+  return undefined;
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+export interface InstantOptions {
+  /** The clock reading "future" is measured against. */
+  nowMs: number;
+  /** Accept the word "now" (the clock reading). */
+  allowNow?: boolean;
+  /** Refuse an instant later than now + FUTURE_SKEW_MS (an "as of" cannot lie in the future). */
+  notFuture?: boolean;
+  /** Refuse an instant earlier than now (an expiry that has already passed is a typo, not a wish). */
+  notPast?: boolean;
+}
+
+/**
+ * A point in time given by a person (CLI flag, DNU row): `YYYY-MM-DD` (midnight UTC) or RFC 3339 with an explicit
+ * zone (`2026-11-21T06:00:00Z`, `…+01:00`); a time without a zone is refused rather than guessed. Returns the
+ * instant as an RFC 3339 UTC string, or `{error}` with one line saying why.
+ */
+export function parseInstant(raw: string, options: InstantOptions): { iso: string; ms: number } | { error: string } {
+  const value = raw.trim();
+  if (options.allowNow && value === 'now') return { iso: new Date(options.nowMs).toISOString(), ms: options.nowMs };
+  const m = INSTANT.exec(value);
+  const expected = `expected YYYY-MM-DD or an RFC 3339 date-time with a zone${options.allowNow ? ", or 'now'" : ''}`;
+  if (!m) return { error: `not a date: "${raw}" (${expected})` };
+  const day = calendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
+  if (day === null) return { error: `not a calendar date: "${raw}"` };
+  if (!validTime(m[4], m[5], m[6])) return { error: `not a valid time of day: "${raw}"` };
+  const ms = Date.parse(m[4] === undefined ? `${day}T00:00:00Z` : value);
+  if (!Number.isFinite(ms)) return { error: `not a date: "${raw}" (${expected})` };
+  if (options.notFuture && ms > options.nowMs + FUTURE_SKEW_MS) {
+    return { error: `"${raw}" is in the future (now is ${new Date(options.nowMs).toISOString()})` };
+  }
+  if (options.notPast && ms < options.nowMs) {
+    return { error: `"${raw}" is already in the past (now is ${new Date(options.nowMs).toISOString()})` };
+  }
+  return { iso: new Date(ms).toISOString(), ms };
+}
+
+/** A calendar day (ISO YYYY-MM-DD) later than the day `nowMs` falls on, beyond the clock skew. */
+export function isFutureDay(isoDay: string, nowMs: number): boolean {
+  return Date.parse(`${isoDay}T00:00:00Z`) > nowMs + FUTURE_SKEW_MS;
+}

@@ -56,7 +56,10 @@ export const DEFAULT_RULE_SET: RuleSet = {
   preferred: { requires_satisfactory_rating: true, min_bipd_usd: 1_000_000 },
   name_match: { review_threshold: 0.92 },
   sources: {
-    required: ['census', 'authority'],
-    max_age_days: { census: 7, authority: 7, insurance: 7, oos: 7, ofac_sdn: 7, sam: 7 },
+    // Screening completeness is not optional: a snapshot without any of these gives data_stale verdicts. The OFAC
+    // consolidated list is required "when given": it has a max age (so once present it must be fresh), and the
+    // ingest refuses to drop a source the serving snapshot has without --force (docs/ingest.md, "Data trust").
+    required: ['census', 'authority', 'insurance', 'oos', 'ofac_sdn', 'sam'],
+    max_age_days: { census: 7, authority: 7, insurance: 7, oos: 7, ofac_sdn: 7, ofac_cons: 7, sam: 7 },
   },
 };

@@ -22,6 +22,23 @@ export interface JoinedSources {
   dnu: Map<string, DnuEntry>;
   /** The MC → slot index the per-MC tables share; the census join keeps its state in columns over it too. */
   mcSlots: SlotIndex;
+  /** As-of (RFC 3339) of the authority data a docket's status came from (side-by-side files may differ). */
+  authorityAsOf: (mc: number) => string | null;
+  /** As-of (RFC 3339) of the newest revocation data read, or null without a revocations file. */
+  revocationsAsOf: string | null;
+}
+
+/**
+ * A revocation that took effect blocks unless the authority data is newer than ALL the revocation data and shows
+ * the authority active on a day after the revocation's effective date, i.e. re-granted after it. An authority file
+ * older than the revocation file (legacy L&I is frozen since May 2026) can never clear a revocation.
+ */
+export function revocationStillApplies(
+  revokedOn: string, status: string, authorityAsOf: string | null, revocationsAsOf: string | null,
+): boolean {
+  if (status !== 'active' || authorityAsOf === null || revocationsAsOf === null) return true;
+  if (!(authorityAsOf > revocationsAsOf)) return true;
+  return !(authorityAsOf.slice(0, 10) > revokedOn);
 }
 
 export interface CarrierIdentity {
@@ -60,8 +77,8 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
       // bound on authority age, so a recent ADD_DATE always means a new authority; an old one may miss some.
       granted_on: census?.addDate ?? null,
       revocation_pending_on: revocation?.pendingOn ?? (authority?.revocationFlagged ? '' : null),
-      // A past revocation on an authority that is active again was reinstated; only report it when not active.
-      revoked_on: status === 'active' ? null : (revocation?.revokedOn ?? null),
+      revoked_on: revocation?.revokedOn && revocationStillApplies(revocation.revokedOn, status, sources.authorityAsOf(mc), sources.revocationsAsOf)
+        ? revocation.revokedOn : null,
     },
     insurance: {
       bipd_on_file_usd: onFile,

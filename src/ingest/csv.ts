@@ -5,13 +5,22 @@
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { CsvRecordSplitter, type CsvRow } from './csv-records.js';
+import { IngestError } from './errors.js';
 
 export type { CsvRow } from './csv-records.js';
 
 export interface CsvReadOptions {
   encoding?: BufferEncoding;
-  /** Called with the number of bytes read so far (for progress bars). */
-  onBytes?: (bytes: number) => void;
+  /**
+   * Called with the number of bytes read so far (for progress bars) and the chunk just read, so the caller can
+   * hash the file while it streams (no second read for the SHA-256 recorded in the snapshot meta).
+   */
+  onBytes?: (bytes: number, chunk: Buffer) => void;
+  /**
+   * Every record must have as many fields as the file's first record (default true). A truncated row, a row cut at
+   * end of file or a stray delimiter is refused here for every layout, headed or not, before any loader maps it.
+   */
+  uniformWidth?: boolean;
 }
 
 const CTRL_Z = /\x1A/g;
@@ -29,19 +38,25 @@ export async function* readCsvBatches(file: string, options: CsvReadOptions = {}
   const decoder = new StringDecoder(options.encoding ?? 'utf8');
   const splitter = new CsvRecordSplitter(file);
   let bytes = 0;
+  let width = -1;
+  const uniform = options.uniformWidth ?? true;
   const clean = (rows: CsvRow[]): CsvRow[] => {
     const kept: CsvRow[] = [];
     for (const row of rows) {
       if (isBlank(row.cells)) continue;
       const first = row.cells[0];
       if (first !== undefined && first.startsWith('\x1A')) row.cells[0] = first.replace(CTRL_Z, '');
+      if (uniform) {
+        if (width < 0) width = row.cells.length;
+        else if (row.cells.length !== width) throw new IngestError(file, row.row, null, `expected ${width} fields, found ${row.cells.length}`);
+      }
       kept.push(row);
     }
     return kept;
   };
   for await (const chunk of input as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    options.onBytes?.(bytes);
+    options.onBytes?.(bytes, chunk);
     const rows: CsvRow[] = [];
     splitter.feed(decoder.write(chunk), false, rows);
     if (rows.length > 0) yield clean(rows);

@@ -2,6 +2,7 @@
 // keys.doNotUse (MC → JSON {reason, added_at, expires_at}) maintained with `carrier-eligibility dnu`.
 // Ingest merges both into the snapshot as `dnu` hits. An expired entry (expires_at before today) is ignored.
 import type { RedisClient } from '../redis/connection.js';
+import { parseInstant } from '../core/dates.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import { applyDoNotUse } from '../store/do-not-use.js';
 import type { RedisKeys } from '../store/keys.js';
@@ -16,24 +17,40 @@ export interface DnuEntry {
   expires_at: string | null;
 }
 
-/** Validates one entry; returns the normalised MC or a reason it is unusable. */
-export function parseDnuEntry(mcRaw: string, reason: string, addedAt: string, expiresAt: string):
+/**
+ * Validates one entry; returns the normalised MC or a reason it is unusable. Dates go through the one strict parser
+ * (YYYY-MM-DD or RFC 3339 with a zone; "2026-02-30" is refused, never rolled over into a lapsed ban). An added_at
+ * in the future is refused; `requireFutureExpiry` (the CLI's `dnu add`) also refuses an expiry already passed,
+ * which would add a ban that never applies.
+ */
+export function parseDnuEntry(mcRaw: string, reason: string, addedAt: string, expiresAt: string, nowMs = Date.now(), requireFutureExpiry = false):
   { mc: string; entry: DnuEntry } | { error: string; field: string } {
   const mc = normaliseMcNumber(mcRaw);
   if (!mc) return { error: `not an MC number: "${mcRaw}"`, field: 'mc_number' };
   if (reason.trim() === '') return { error: 'reason is required', field: 'reason' };
-  const added = addedAt.trim() === '' ? new Date().toISOString() : addedAt.trim();
-  if (Number.isNaN(Date.parse(added))) return { error: `not a date: "${addedAt}"`, field: 'added_at' };
-  const expires = expiresAt.trim() === '' ? null : expiresAt.trim();
-  if (expires !== null && Number.isNaN(Date.parse(expires))) return { error: `not a date: "${expiresAt}"`, field: 'expires_at' };
+  let added = new Date(nowMs).toISOString();
+  if (addedAt.trim() !== '') {
+    const parsed = parseInstant(addedAt, { nowMs, notFuture: true });
+    if ('error' in parsed) return { error: parsed.error, field: 'added_at' };
+    added = parsed.iso;
+  }
+  let expires: string | null = null;
+  if (expiresAt.trim() !== '') {
+    const parsed = parseInstant(expiresAt, { nowMs, notPast: requireFutureExpiry });
+    if ('error' in parsed) return { error: parsed.error, field: 'expires_at' };
+    expires = parsed.iso;
+  }
   return { mc, entry: { reason: reason.trim(), added_at: added, expires_at: expires } };
 }
 
+/** Active unless it has a valid expiry that has passed; an unreadable expiry (a hand-edited hash) keeps it active. */
 export function isDnuActive(entry: DnuEntry, nowMs: number): boolean {
-  return entry.expires_at === null || Date.parse(entry.expires_at) > nowMs;
+  if (entry.expires_at === null) return true;
+  const parsed = parseInstant(entry.expires_at, { nowMs });
+  return 'error' in parsed || parsed.ms > nowMs;
 }
 
-export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (bytes: number) => void): Promise<Map<string, DnuEntry>> {
+export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (bytes: number, chunk?: Buffer) => void, nowMs = Date.now()): Promise<Map<string, DnuEntry>> {
   const entries = new Map<string, DnuEntry>();
   let header: HeaderMap | null = null;
   for await (const { row, cells } of readCsv(file, { onBytes })) {
@@ -43,7 +60,7 @@ export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (by
     }
     stats.rows += 1;
     const fields = header.reader(row, cells);
-    const parsed = parseDnuEntry(fields.text('mc_number'), fields.text('reason'), fields.text('added_at'), fields.text('expires_at'));
+    const parsed = parseDnuEntry(fields.text('mc_number'), fields.text('reason'), fields.text('added_at'), fields.text('expires_at'), nowMs);
     if ('error' in parsed) throw new IngestError(file, row, parsed.field, parsed.error);
     entries.set(parsed.mc, parsed.entry);
   }

@@ -1,5 +1,6 @@
 // Field-level parsing shared by every source: dates in the three layouts the public files use, amounts, nulls,
 // and header-name column mapping (case-insensitive, never by position).
+import { ALL_DATE_FORMATS, isFutureDay, parseCalendarDate, type DateFormat } from '../core/dates.js';
 import { IngestError } from './errors.js';
 
 /** OFAC writes "-0-" (often "-0- ") for null; everyone else writes an empty string. */
@@ -8,42 +9,30 @@ export function cleanCell(raw: string | undefined): string {
   return value === '-0-' ? '' : value;
 }
 
-function iso(year: number, month: number, day: number): string | null {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  return date.toISOString().slice(0, 10);
-}
-
 /**
- * Parses MM/DD/YYYY (legacy L&I, SAM), YYYYMMDD with an optional " 0000" time (census, Motus) and
- * YYYY-MM-DD with an optional time part (OOS, SAM Creation_Date). Returns ISO YYYY-MM-DD, null for empty,
- * undefined for anything unparseable (the caller turns that into an IngestError naming the row).
+ * A file field's date in one of the source's `formats` (see DateFormat in core/dates.ts; default: all three, for
+ * callers that do not name theirs). Returns ISO YYYY-MM-DD, null for empty, undefined for anything unparseable or
+ * not a real calendar day (the caller turns that into an IngestError naming the row). The strict parsing itself
+ * lives in core/dates.ts, the one date parser every input goes through.
  */
-export function parseDate(raw: string): string | null | undefined {
-  // The files repeat a few thousand distinct dates millions of times: cache the answers. Keys are copied
-  // (' ' + s).slice(1) so a cached key never pins the 1 MB read chunk a cell was sliced from.
-  const cached = DATE_CACHE.get(raw);
-  if (cached !== undefined || DATE_CACHE.has(raw)) return cached;
-  const parsed = parseDateUncached(raw);
-  if (DATE_CACHE.size >= DATE_CACHE_MAX) DATE_CACHE.clear();
-  DATE_CACHE.set((' ' + raw).slice(1), parsed);
+export function parseDate(raw: string, formats: readonly DateFormat[] = ALL_DATE_FORMATS): string | null | undefined {
+  // The files repeat a few thousand distinct dates millions of times: cache the answers (per format list). Keys are
+  // copied (' ' + s).slice(1) so a cached key never pins the 1 MB read chunk a cell was sliced from.
+  let cache = DATE_CACHES.get(formats);
+  if (!cache) {
+    cache = new Map();
+    DATE_CACHES.set(formats, cache);
+  }
+  const cached = cache.get(raw);
+  if (cached !== undefined || cache.has(raw)) return cached;
+  const parsed = parseCalendarDate(raw, formats);
+  if (cache.size >= DATE_CACHE_MAX) cache.clear();
+  cache.set((' ' + raw).slice(1), parsed);
   return parsed;
 }
 
-const DATE_CACHE = new Map<string, string | null | undefined>();
+const DATE_CACHES = new WeakMap<readonly DateFormat[], Map<string, string | null | undefined>>();
 const DATE_CACHE_MAX = 50_000;
-
-function parseDateUncached(raw: string): string | null | undefined {
-  const value = raw.trim();
-  if (value === '') return null;
-  let match = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(value);
-  if (match) return iso(Number(match[3]), Number(match[1]), Number(match[2])) ?? undefined;
-  match = /^(\d{4})(\d{2})(\d{2})(?:\s+\d{4,6})?$/.exec(value);
-  if (match) return iso(Number(match[1]), Number(match[2]), Number(match[3])) ?? undefined;
-  match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(value);
-  if (match) return iso(Number(match[1]), Number(match[2]), Number(match[3])) ?? undefined;
-  return undefined;
-}
 
 /** Non-negative integer amount; null for empty; undefined when not a number. Commas and "$" tolerated. */
 export function parseAmount(raw: string): number | null | undefined {
@@ -58,6 +47,8 @@ export class RowReader {
   constructor(
     readonly file: string, readonly row: number, private readonly cells: string[],
     private readonly position: (field: string) => number,
+    /** The date layouts this source writes (explicit per source; a date in any other layout is an error). */
+    private readonly formats: readonly DateFormat[] = ALL_DATE_FORMATS,
   ) {}
 
   text(field: string): string {
@@ -67,8 +58,20 @@ export class RowReader {
 
   date(field: string): string | null {
     const raw = this.text(field);
-    const parsed = parseDate(raw);
+    const parsed = parseDate(raw, this.formats);
     if (parsed === undefined) throw new IngestError(this.file, this.row, field, `not a date: "${raw}"`);
+    return parsed;
+  }
+
+  /**
+   * A date that records something that already happened (a filing, a posting, an order served): one later than
+   * the ingest's clock (beyond the skew) is refused, because it would otherwise pass as fresh data.
+   */
+  pastDate(field: string, nowMs: number): string | null {
+    const parsed = this.date(field);
+    if (parsed !== null && isFutureDay(parsed, nowMs)) {
+      throw new IngestError(this.file, this.row, field, `date in the future: "${this.text(field)}"`);
+    }
     return parsed;
   }
 
@@ -98,7 +101,14 @@ export class HeaderMap {
     return position;
   };
 
-  constructor(readonly file: string, header: string[], required: readonly string[]) {
+  /** Fields every data row must have: the header's own width. */
+  readonly width: number;
+
+  constructor(
+    readonly file: string, header: string[], required: readonly string[],
+    private readonly formats: readonly DateFormat[] = ALL_DATE_FORMATS,
+  ) {
+    this.width = header.length;
     header.forEach((name, position) => {
       const key = name.replace(/^\uFEFF/, '').trim().toUpperCase();
       if (!this.index.has(key)) this.index.set(key, position);
@@ -112,8 +122,10 @@ export class HeaderMap {
     return this.index.has(name.toUpperCase());
   }
 
+  /** A reader for one data row; a row with more or fewer fields than the header is refused (never padded). */
   reader(row: number, cells: string[]): RowReader {
-    return new RowReader(this.file, row, cells, this.lookup);
+    if (cells.length !== this.width) throw widthError(this.file, row, this.width, cells.length);
+    return new RowReader(this.file, row, cells, this.lookup, this.formats);
   }
 }
 
@@ -131,14 +143,18 @@ function positionsOf(names: readonly string[]): (field: string) => number {
   return lookup;
 }
 
-/** Positional reader for headerless legacy files, checking the field count first. */
+/** The one line a row of the wrong width gets: file, row, expected and found field counts. */
+export function widthError(file: string, row: number, expected: number, found: number): IngestError {
+  return new IngestError(file, row, null, `expected ${expected} fields, found ${found}`);
+}
+
+/** Positional reader for headerless legacy files: the row must have exactly `fields` fields. */
 export function positionalReader(
-  file: string, row: number, cells: string[], names: readonly string[], minFields: number,
+  file: string, row: number, cells: string[], names: readonly string[], fields: number,
+  formats: readonly DateFormat[] = ALL_DATE_FORMATS,
 ): RowReader {
-  if (cells.length < minFields) {
-    throw new IngestError(file, row, null, `expected ${minFields} fields, found ${cells.length}`);
-  }
-  return new RowReader(file, row, cells, positionsOf(names));
+  if (cells.length !== fields) throw widthError(file, row, fields, cells.length);
+  return new RowReader(file, row, cells, positionsOf(names), formats);
 }
 
 /** A header row starts with a column name, never with a docket ("MC123") or a digit. */

@@ -1,9 +1,12 @@
-// Loads every side source (everything but the census, which streams last) into compact maps, recording each
-// file's rows, skips and own as-of date for the snapshot meta and the final table.
+// Loads every side source (everything but the census, which streams last) into compact maps, recording per file
+// its rows, SHA-256 (hashed while it streams) and content as-of, and per source the as-of the freshness checks use.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RedisClient } from '../redis/connection.js';
-import type { SourceFreshness } from '../core/carrier.js';
+import type { SourceFile, SourceFreshness } from '../core/carrier.js';
+import { calendarDate, isFutureDay } from '../core/dates.js';
 import type { SourceName } from '../core/ruleset.js';
 import { WatchlistIndex } from '../match/watchlist-index.js';
 import type { RedisKeys } from '../store/keys.js';
@@ -11,20 +14,24 @@ import type { JoinedSources } from './build.js';
 import { isDnuActive, loadDnuFile, readDnuHash, type DnuEntry } from './dnu.js';
 import { IngestError } from './errors.js';
 import type { ProgressReporter } from './progress.js';
-import { loadAuthority } from './sources/authority.js';
+import { loadAuthority, mergeAuthority } from './sources/authority.js';
 import { SourceStats, type AmountUnits, type LoadContext } from './sources/common.js';
 import { loadInsurance, loadInsuranceHistory } from './sources/insurance.js';
 import { loadOosOrders } from './sources/oos.js';
-import { loadRevocations } from './sources/revocations.js';
+import { loadRevocations, mergeRevocations, type RevocationInfo } from './sources/revocations.js';
 import { SlotIndex } from './slot-index.js';
 import { loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
 
 export interface IngestFiles {
   census: string;
   authority: string;
+  /** A second authority file read side by side with the first (Motus and legacy L&I); see docs/ingest.md. */
+  secondAuthority?: string;
   insurance?: string;
   insuranceHistory?: string;
   revocations?: string;
+  /** A second revocations file (Motus RevokeSuspend and legacy Revocation side by side). */
+  secondRevocations?: string;
   oos?: string;
   ofacSdn?: string;
   ofacAlt?: string;
@@ -40,20 +47,68 @@ export interface FileReport {
   stats: SourceStats;
 }
 
+/** One file as read: what the meta records about it, plus the content as-of it yielded (ISO day) if any. */
+export interface FileRecord extends SourceFile {
+  source: SourceName;
+  path: string;
+  /** Newest content date the file yielded (ISO day), or null when its format has none. */
+  contentAsOf: string | null;
+  /** The file's resolved as-of (RFC 3339) and where it came from; the DNU file has none of its own. */
+  asOf?: { as_of: string; as_of_from: 'content' | 'flag' | 'file_name' };
+}
+
 export interface LoadedSources {
   joined: JoinedSources;
   freshness: Partial<Record<SourceName, SourceFreshness>>;
   reports: FileReport[];
+  files: FileRecord[];
 }
 
-/** A file's own date: one in its name (revocation_2024_08_06.csv, ..._20261121.csv), else its mtime. */
-export async function fileAsOf(file: string): Promise<string> {
-  const match = /(20\d{2})[-_]?(\d{2})[-_]?(\d{2})/.exec(basename(file));
-  if (match) {
-    const iso = `${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`;
-    if (!Number.isNaN(Date.parse(iso))) return iso;
+/** A calendar day in a file's name (revocation_2024_08_06.csv, sdn_20261121.csv), or null. */
+export function fileNameDate(file: string): string | null {
+  const match = /(?:^|\D)((?:19|20)\d{2})[-_]?(\d{2})[-_]?(\d{2})(?:\D|$)/.exec(basename(file));
+  return match ? calendarDate(Number(match[1]), Number(match[2]), Number(match[3])) : null;
+}
+
+const startOfDay = (isoDay: string) => `${isoDay}T00:00:00.000Z`;
+
+/** The CLI flag an operator passes for a source's as-of. */
+export const asOfFlag = (source: SourceName) => `--as-of-source ${source}=YYYY-MM-DD`;
+
+/**
+ * One file's as-of, never its mtime (which a copy or `touch` resets). In order: the file's own content dates, else
+ * a date in the file's name (specific to that file), else the operator's explicit per-source flag; without any,
+ * the ingest refuses with one line. A flag given for a file that carries content dates is not used (content is
+ * the stronger evidence) and the ingest says so in a warning.
+ */
+export function resolveFileAsOf(
+  source: SourceName, file: FileRecord, flag: string | undefined, nowMs: number, warn: (message: string) => void,
+): { as_of: string; as_of_from: 'content' | 'flag' | 'file_name' } {
+  if (file.contentAsOf !== null) {
+    if (flag !== undefined) warn(`${file.name}: carries content dates (newest ${file.contentAsOf}); --as-of-source ${source} not used for it`);
+    return { as_of: startOfDay(file.contentAsOf), as_of_from: 'content' };
   }
-  return (await stat(file)).mtime.toISOString();
+  const named = fileNameDate(file.path);
+  if (named !== null) {
+    if (isFutureDay(named, nowMs)) throw new IngestError(file.path, null, null, `the date in the file name (${named}) is in the future`);
+    return { as_of: startOfDay(named), as_of_from: 'file_name' };
+  }
+  if (flag !== undefined) return { as_of: flag, as_of_from: 'flag' };
+  throw new IngestError(file.path, null, null,
+    `no as-of date: the file carries none; pass ${asOfFlag(source)} (the date it was published) or put that date in the file name`);
+}
+
+/**
+ * A source's as-of from its files' as-ofs: the oldest file's (a source is only as fresh as its stalest part), except
+ * for the authority read side by side, where the newest file is the live overlay (Motus) on a frozen one (legacy
+ * L&I) and the per-docket rule in build.ts guards revocations (docs/ingest.md, "Data trust").
+ */
+function sourceAsOf(source: SourceName, files: FileRecord[], ingestedAt: string): Pick<SourceFreshness, 'as_of' | 'as_of_from'> {
+  // The broker's own do-not-use list is current by definition when it is read: its as-of is the ingest time.
+  if (source === 'dnu') return { as_of: ingestedAt };
+  const dated = files.map((file) => file.asOf!).sort((a, b) => a.as_of.localeCompare(b.as_of));
+  const pick = source === 'authority' ? dated.at(-1)! : dated[0]!;
+  return { as_of: pick.as_of, as_of_from: pick.as_of_from };
 }
 
 export async function checkReadable(files: IngestFiles): Promise<void> {
@@ -68,6 +123,34 @@ export async function checkReadable(files: IngestFiles): Promise<void> {
   }
 }
 
+/** SHA-256 of a whole file (fallback for a loader that stopped reading early; normally the hash is taken in passing). */
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** Hashes a file while a loader streams it (via LoadContext.onBytes) and reports progress. */
+export class StreamingHash {
+  private readonly hash = createHash('sha256');
+  private hashed = 0;
+
+  constructor(private readonly onProgress: (bytes: number) => void) {}
+
+  readonly onBytes = (bytes: number, chunk?: Buffer): void => {
+    this.onProgress(bytes);
+    if (chunk) {
+      this.hash.update(chunk);
+      this.hashed += chunk.length;
+    }
+  };
+
+  /** The file's SHA-256; re-reads the file only if the loader did not read all of it. */
+  async digest(file: string, size: number): Promise<string> {
+    return this.hashed === size ? this.hash.digest('hex') : hashFile(file);
+  }
+}
+
 export interface LoadOptions {
   files: IngestFiles;
   today: string;
@@ -76,40 +159,52 @@ export interface LoadOptions {
   useRedisDnu: boolean;
   progress: ProgressReporter;
   warn: (message: string) => void;
+  /** Operator-given as-of per source (RFC 3339, already validated: strict, not in the future). */
+  sourceAsOf: Partial<Record<SourceName, string>>;
 }
 
 export async function loadSources(redis: RedisClient, keys: RedisKeys, options: LoadOptions): Promise<LoadedSources> {
   const { files, progress } = options;
-  const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
   const reports: FileReport[] = [];
+  const records: FileRecord[] = [];
   const mcSlots = new SlotIndex('mc');
+  const ingestedAt = new Date(options.nowMs).toISOString();
 
-  /** Runs one loader with a progress bar and records its freshness (OFAC prim + alt files share one source). */
-  async function load<T>(source: SourceName, file: string, body: (context: LoadContext, stats: SourceStats) => Promise<T>, stats = new SourceStats()): Promise<T> {
+  /** Runs one loader with a progress bar and a streaming hash, and records the file (OFAC prim + alt share a source). */
+  async function load<T>(
+    source: SourceName, file: string, body: (context: LoadContext, stats: SourceStats) => Promise<T>,
+    contentAsOf: (result: T, stats: SourceStats) => string | null = (_, stats) => stats.newest,
+  ): Promise<T> {
+    const stats = new SourceStats();
     const size = (await stat(file)).size;
     const bar = progress.file(`${source}`, size, () => stats.rows);
+    const hash = new StreamingHash((bytes) => bar.bytes(bytes));
     const context: LoadContext = {
-      today: options.today, insuranceUnits: options.insuranceUnits, warn: options.warn, onBytes: (bytes) => bar.bytes(bytes), mcSlots,
+      today: options.today, nowMs: options.nowMs, insuranceUnits: options.insuranceUnits, warn: options.warn,
+      onBytes: hash.onBytes, mcSlots,
     };
     const result = await body(context, stats);
     bar.done(stats.rows);
     reports.push({ source, file, stats });
-    const previous = freshness[source];
-    const asOf = await fileAsOf(file);
-    freshness[source] = {
-      present: true,
-      as_of: previous?.as_of && previous.as_of < asOf ? previous.as_of : asOf,
-      rows: (previous?.rows ?? 0) + stats.rows,
-      file: previous?.file ? `${previous.file},${basename(file)}` : basename(file),
-    };
+    records.push({
+      source, path: file, name: basename(file), sha256: await hash.digest(file, size), bytes: size, rows: stats.rows,
+      contentAsOf: contentAsOf(result, stats),
+    });
     return result;
   }
 
   const authority = await load('authority', files.authority, (c, s) => loadAuthority(files.authority, c, s));
+  const secondAuthority = files.secondAuthority
+    ? await load('authority', files.secondAuthority, (c, s) => loadAuthority(files.secondAuthority!, c, s)) : null;
   const insurance = files.insurance ? await load('insurance', files.insurance, (c, s) => loadInsurance(files.insurance!, c, s)) : null;
   const insuranceHistory = files.insuranceHistory
     ? await load('insurance_history', files.insuranceHistory, (c, s) => loadInsuranceHistory(files.insuranceHistory!, c, s)) : null;
-  const revocations = files.revocations ? await load('revocations', files.revocations, (c, s) => loadRevocations(files.revocations!, c, s)) : null;
+  let revocations: Map<number, RevocationInfo> | null = null;
+  for (const file of [files.revocations, files.secondRevocations]) {
+    if (!file) continue;
+    const loaded = await load('revocations', file, (c, s) => loadRevocations(file, c, s));
+    revocations = revocations ? mergeRevocations(revocations, loaded) : loaded;
+  }
   const oos = files.oos ? await load('oos', files.oos, (c, s) => loadOosOrders(files.oos!, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
@@ -118,21 +213,67 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
       if (alt) throw new IngestError(alt, null, null, `an alias file needs its primary file (--${source === 'ofac_sdn' ? 'ofac-sdn' : 'ofac-cons'})`);
       continue;
     }
-    const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s));
-    if (alt) await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s));
+    // OFAC's CSV files carry no date at all: the as-of comes from the operator's flag (or the file name).
+    const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s), () => null);
+    if (alt) await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null);
   }
-  if (files.sam) await load('sam', files.sam, (c, s) => loadSamExclusions(files.sam!, watchlists, c, s));
+  if (files.sam) {
+    await load('sam', files.sam, (c, s) => loadSamExclusions(files.sam!, watchlists, c, s), (result) => {
+      if (result.asOf !== null && isFutureDay(result.asOf, options.nowMs)) {
+        throw new IngestError(files.sam!, null, 'Creation_Date', `newest Creation_Date is in the future: "${result.asOf}"`);
+      }
+      return result.asOf;
+    });
+  }
 
   // DNU: the file (if given) plus the live Redis hash, so `dnu add` takes effect at the next ingest at the latest.
   const dnu = new Map<string, DnuEntry>();
-  if (files.dnu) for (const [mc, entry] of await load('dnu', files.dnu, (c, s) => loadDnuFile(files.dnu!, s, c.onBytes))) dnu.set(mc, entry);
+  if (files.dnu) for (const [mc, entry] of await load('dnu', files.dnu, (c, s) => loadDnuFile(files.dnu!, s, c.onBytes, options.nowMs), () => null)) dnu.set(mc, entry);
+  let liveDnuRows = 0;
   if (options.useRedisDnu) {
     const live = await readDnuHash(redis, keys);
+    liveDnuRows = live.size;
     for (const [mc, entry] of live) dnu.set(mc, entry);
-    if (!files.dnu) freshness.dnu = { present: true, as_of: new Date(options.nowMs).toISOString(), rows: live.size, file: 'redis' };
-    else if (freshness.dnu) freshness.dnu.rows += live.size;
   }
   for (const [mc, entry] of dnu) if (!isDnuActive(entry, options.nowMs)) dnu.delete(mc);
 
-  return { joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots }, freshness, reports };
+  for (const record of records) {
+    if (record.source !== 'dnu') record.asOf = resolveFileAsOf(record.source, record, options.sourceAsOf[record.source], options.nowMs, options.warn);
+  }
+  const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
+  for (const source of new Set(records.map((record) => record.source))) {
+    const mine = records.filter((record) => record.source === source);
+    freshness[source] = {
+      present: true, ...sourceAsOf(source, mine, ingestedAt), rows: mine.reduce((sum, record) => sum + record.rows, 0),
+      file: mine.map((record) => record.name).join(','), ingested_at: ingestedAt,
+      files: mine.map(({ name, sha256, bytes, rows }) => ({ name, sha256, bytes, rows })),
+    };
+  }
+  if (options.useRedisDnu) {
+    if (freshness.dnu) freshness.dnu.rows += liveDnuRows;
+    else freshness.dnu = { present: true, as_of: ingestedAt, rows: liveDnuRows, file: 'redis', ingested_at: ingestedAt, files: [] };
+  }
+
+  // Motus and legacy authority side by side: merged per docket, the worse status winning where they disagree; each
+  // docket remembers which files spoke about it, so the revocation rule uses the as-of of the data it relied on.
+  const authorityFiles = records.filter((record) => record.source === 'authority');
+  const firstAsOf = authorityFiles[0]?.asOf?.as_of ?? null;
+  const secondAsOf = authorityFiles[1]?.asOf?.as_of ?? null;
+  let authorityAsOf: (mc: number) => string | null = () => firstAsOf;
+  if (secondAuthority) {
+    const spoke = mergeAuthority(authority, secondAuthority, options.warn);
+    const older = [firstAsOf, secondAsOf].filter((day): day is string => day !== null).sort()[0] ?? null;
+    authorityAsOf = (mc) => {
+      const which = spoke.get(mc);
+      return which === 'both' ? older : which === 'second' ? secondAsOf : firstAsOf;
+    };
+  }
+  // The newest revocation data: an authority file must be newer than all of it to show a re-grant.
+  const revocationsAsOf = records.filter((record) => record.source === 'revocations')
+    .map((record) => record.asOf?.as_of ?? '').sort().at(-1) || null;
+
+  return {
+    joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots, authorityAsOf, revocationsAsOf },
+    freshness, reports, files: records,
+  };
 }

@@ -8,7 +8,8 @@ import type { RedisClient } from '../redis/connection.js';
 import type { CarrierRecord, SnapshotMeta } from '../core/carrier.js';
 import { carrierReasons } from '../core/decide.js';
 import type { Reason } from '../core/reasons.js';
-import { DEFAULT_RULE_SET, SOURCE_NAMES, type RuleSet } from '../core/ruleset.js';
+import { parseInstant } from '../core/dates.js';
+import { DEFAULT_RULE_SET, SOURCE_NAMES, type RuleSet, type SourceName } from '../core/ruleset.js';
 import type { RedisKeys } from '../store/keys.js';
 import {
   acquireIngestLock, cleanupSnapshots, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter,
@@ -16,7 +17,10 @@ import {
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
 import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
-import { checkReadable, fileAsOf, loadSources, type FileReport, type IngestFiles } from './load-sources.js';
+import { checkCensusCoverage, checkSourceRows, MAX_SHRINK } from './guards.js';
+import {
+  checkReadable, loadSources, resolveFileAsOf, StreamingHash, type FileRecord, type FileReport, type IngestFiles,
+} from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
 import { loadAuthorityNames } from './sources/authority.js';
 import { readCensus, type CensusRow } from './sources/census.js';
@@ -28,14 +32,21 @@ export interface IngestOptions {
   files: IngestFiles;
   /** 'now', an ISO date/time, or undefined (the census and authority files' own dates, the older of the two). */
   asOf?: string;
+  /**
+   * Per-source as-of given by the operator (YYYY-MM-DD or RFC 3339 with a zone), for files whose format carries no
+   * date (OFAC, the authority files, InsHist). Checked strictly; a date in the future is refused.
+   */
+  sourceAsOf?: Partial<Record<SourceName, string>>;
   force?: boolean;
   insuranceUnits?: AmountUnits;
   /** Merge the live Redis DNU hash (default true). */
   useRedisDnu?: boolean;
   nowMs?: number;
   graceMs?: number;
-  /** Largest allowed drop in carrier count versus the current snapshot (default 0.10). */
+  /** Largest allowed drop in carrier count, and in each source's rows, versus the current snapshot (default 0.10). */
   maxShrink?: number;
+  /** Largest share of authority dockets the census may leave uncovered (default 0.05). */
+  maxCensusGap?: number;
   progress?: ProgressReporter;
   /** Rule set the final table's "flags by reason" is computed with (default: the built-in default). */
   rules?: RuleSet;
@@ -46,6 +57,8 @@ export interface IngestReport {
   previous: string | null;
   meta: SnapshotMeta;
   files: Array<FileReport | { source: 'census'; file: string; stats: SourceStats }>;
+  /** Every file read: name, SHA-256, bytes, rows and where its as-of came from. */
+  fileRecords: FileRecord[];
   carriers: number;
   ambiguous: number;
   reasons: Partial<Record<Reason, number>>;
@@ -65,12 +78,27 @@ async function raiseListpackValueLimit(redis: RedisClient, warn: (m: string) => 
   }
 }
 
+/** --as-of: 'now' or a strict date; one in the future (beyond the clock skew) would keep the data from ever ageing. */
 function resolveAsOf(asOf: string | undefined, nowMs: number, fallback: string): string {
   if (asOf === undefined) return fallback;
-  if (asOf === 'now') return new Date(nowMs).toISOString();
-  const ms = Date.parse(asOf.length === 10 ? `${asOf}T00:00:00Z` : asOf);
-  if (Number.isNaN(ms)) throw new IngestError('--as-of', null, null, `not a date: "${asOf}"`);
-  return new Date(ms).toISOString();
+  const parsed = parseInstant(asOf, { nowMs, allowNow: true, notFuture: true });
+  if ('error' in parsed) throw new IngestError('--as-of', null, null, parsed.error);
+  return parsed.iso;
+}
+
+/** Validates the operator's per-source as-of flags before any work is done. */
+export function parseSourceAsOf(given: Partial<Record<string, string>>, nowMs: number): Partial<Record<SourceName, string>> {
+  const out: Partial<Record<SourceName, string>> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (!(SOURCE_NAMES as readonly string[]).includes(name) || name === 'dnu') {
+      throw new IngestError('--as-of-source', null, null, `unknown source "${name}" (one of ${SOURCE_NAMES.filter((s) => s !== 'dnu').join(', ')})`);
+    }
+    const parsed = parseInstant(value, { nowMs, notFuture: true });
+    if ('error' in parsed) throw new IngestError('--as-of-source', null, name, parsed.error);
+    out[name as SourceName] = parsed.iso;
+  }
+  return out;
 }
 
 export async function runIngest(redis: RedisClient, keys: RedisKeys, options: IngestOptions): Promise<IngestReport> {
@@ -80,6 +108,9 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   const progress = options.progress ?? silentProgress;
   const warnings: string[] = [];
   const warn = (message: string) => { warnings.push(message); progress.log(`warning: ${message}`); };
+  // Flags first: a bad date is refused before any file is read or any lock taken.
+  const sourceAsOf = parseSourceAsOf(options.sourceAsOf ?? {}, nowMs);
+  resolveAsOf(options.asOf, nowMs, '');
   await checkReadable(options.files);
 
   const release = await acquireIngestLock(redis, keys);
@@ -90,24 +121,42 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     await raiseListpackValueLimit(redis, warn);
     const loaded = await loadSources(redis, keys, {
       files: options.files, today, nowMs, insuranceUnits: options.insuranceUnits ?? 'auto',
-      useRedisDnu: options.useRedisDnu ?? true, progress, warn,
+      useRedisDnu: options.useRedisDnu ?? true, progress, warn, sourceAsOf,
     });
+    const force = options.force ?? false;
+    const maxShrink = options.maxShrink ?? MAX_SHRINK;
+    const current = await redis.get(keys.snapshotCurrent);
+    const currentRaw = current ? await redis.get(keys.snapshotMeta(current)) : null;
+    const currentMeta = currentRaw ? (JSON.parse(currentRaw) as SnapshotMeta) : null;
+    // Every side source against the one it replaces, before the (long) census pass.
+    checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census') });
+
     await writer.begin(nowMs);
     const censusStats = new SourceStats();
-    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs);
+    const censusHash = new StreamingHash(() => undefined);
+    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs, censusHash);
 
-    const current = await redis.get(keys.snapshotCurrent);
-    const currentMeta = current ? await redis.get(keys.snapshotMeta(current)) : null;
-    const previousCount = currentMeta ? (JSON.parse(currentMeta) as SnapshotMeta).carrier_count : 0;
-    const maxShrink = options.maxShrink ?? 0.1;
-    if (!options.force && previousCount > 0 && counts.carriers < previousCount * (1 - maxShrink)) {
+    const censusSize = (await stat(options.files.census)).size;
+    const censusFile: FileRecord = {
+      source: 'census', path: options.files.census, name: basename(options.files.census),
+      sha256: await censusHash.digest(options.files.census, censusSize), bytes: censusSize, rows: censusStats.rows,
+      contentAsOf: censusStats.newest,
+    };
+    const ingestedAt = new Date(nowMs).toISOString();
+    const sources = { ...loaded.freshness };
+    sources.census = {
+      present: true, ...resolveFileAsOf('census', censusFile, sourceAsOf.census, nowMs, warn), rows: censusStats.rows,
+      file: censusFile.name, ingested_at: ingestedAt,
+      files: [{ name: censusFile.name, sha256: censusFile.sha256, bytes: censusFile.bytes, rows: censusFile.rows }],
+    };
+    checkSourceRows(sources, currentMeta, { force, maxShrink, only: ['census'] });
+    checkCensusCoverage(options.files.census, loaded.joined.authority.byMc.size, counts.uncovered, { force, maxGap: options.maxCensusGap });
+    const previousCount = currentMeta?.carrier_count ?? 0;
+    if (!force && previousCount > 0 && counts.carriers < previousCount * (1 - maxShrink)) {
       const drop = Math.round((1 - counts.carriers / previousCount) * 100);
       throw new IngestError(options.files.census, null, null,
         `carrier count ${counts.carriers} is ${drop}% below the serving snapshot's ${previousCount} (limit ${maxShrink * 100}%); check the files or re-run with --force`);
     }
-
-    const sources = { ...loaded.freshness };
-    sources.census = { present: true, as_of: await fileAsOf(options.files.census), rows: censusStats.rows, file: basename(options.files.census) };
     for (const name of SOURCE_NAMES) sources[name] ??= { present: false, as_of: null, rows: 0 };
     const ownDate = [sources.census.as_of, sources.authority?.as_of].filter((d): d is string => !!d).sort()[0] ?? new Date(nowMs).toISOString();
     const meta: Omit<SnapshotMeta, 'version'> = {
@@ -121,6 +170,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     return {
       version, previous, meta: { ...meta, version },
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],
+      fileRecords: [...loaded.files, censusFile],
       ...counts, warnings, removedVersions, durationMs: Date.now() - started,
     };
   } catch (error) {
@@ -132,6 +182,8 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
 }
 
 interface WriteCounts {
+  /** Authority dockets no census row covered (built as usdot_inactive). */
+  uncovered: number;
   carriers: number;
   ambiguous: number;
   eligible: number;
@@ -140,12 +192,12 @@ interface WriteCounts {
 
 async function writeCarriers(
   writer: SnapshotWriter, sources: JoinedSources, options: IngestOptions, stats: SourceStats,
-  progress: ProgressReporter, rules: RuleSet, nowMs: number,
+  progress: ProgressReporter, rules: RuleSet, nowMs: number, hash: StreamingHash,
 ): Promise<WriteCounts> {
   // MC → first DOT seen; an MC seen under a second DOT is rewritten as ambiguous (HSET overwrites).
   const emitted = new EmittedDots(sources.mcSlots);
   const ambiguous = new Map<number, Set<number | null>>();
-  const counts: WriteCounts = { carriers: 0, ambiguous: 0, eligible: 0, reasons: {} };
+  const counts: WriteCounts = { uncovered: 0, carriers: 0, ambiguous: 0, eligible: 0, reasons: {} };
   const reasonsOf = new Map<number, Reason[]>();
   // Most flagged carriers share a handful of reason lists: keep one array per distinct list.
   const reasonLists = new Map<string, Reason[]>();
@@ -192,7 +244,10 @@ async function writeCarriers(
   };
 
   const bar = progress.file('census', (await stat(options.files.census)).size, () => stats.rows);
-  const context = { today: new Date(nowMs).toISOString().slice(0, 10), insuranceUnits: options.insuranceUnits ?? 'auto', warn: progress.log, onBytes: bar.bytes };
+  const context = {
+    today: new Date(nowMs).toISOString().slice(0, 10), nowMs, insuranceUnits: options.insuranceUnits ?? 'auto', warn: progress.log,
+    onBytes: (bytes: number, chunk?: Buffer) => { bar.bytes(bytes); hash.onBytes(bytes, chunk); },
+  };
   for await (const row of readCensus(options.files.census, context, stats)) {
     const mcs = new Set(row.mcs);
     for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
@@ -204,7 +259,11 @@ async function writeCarriers(
   // Dockets in the authority file that no census row covers: still found (fail closed: no census → usdot_inactive).
   const orphans = new Set<number>();
   for (const mc of sources.authority.byMc.keys()) if (!emitted.has(mc)) orphans.add(mc);
+  counts.uncovered = orphans.size;
   const names = await loadAuthorityNames(options.files.authority, orphans);
+  if (options.files.secondAuthority) {
+    for (const [mc, name] of await loadAuthorityNames(options.files.secondAuthority, orphans)) if (!names.has(mc)) names.set(mc, name);
+  }
   for (const mc of orphans) {
     const name = names.get(mc);
     await emit(mc, null, { dot: sources.authority.byMc.get(mc)?.dot ?? null, legalName: name?.legal || '(not in census)', dbaName: name?.dba ?? null });

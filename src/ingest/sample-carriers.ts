@@ -81,6 +81,9 @@ export const FILLER: SampleCarrier[] = Array.from({ length: 240 }, (_, i) => ({
   mc: 300001 + i, dot: d(300001 + i),
   legal: `${FIRST[i % FIRST.length]} ${SECOND[Math.floor(i / FIRST.length) % SECOND.length]} ${KIND[Math.floor(i / 80) % KIND.length]} ${Math.floor(i / 4) + 1}`,
   safety: i % 2 === 0 ? 'S' : '', bipdK: i % 2 === 0 ? 1000 : 750,
+  // Filings spread over the last month, the newest today: the census's content as-of (newest MCS150_DATE) is today,
+  // as in a real daily extract, so the sample is fresh without any operator flag for the census.
+  mcs150DaysAgo: i % 30,
 }));
 
 export const SAMPLE_CARRIERS: SampleCarrier[] = [...SHOWCASE, ...WITH_REASONS, ...FILLER];

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RedisClient } from '../redis/connection.js';
+import type { SourceName } from '../core/ruleset.js';
 import type { RedisKeys } from '../store/keys.js';
 import {
   CENSUS_COLUMNS, csvLine, isoDaysFrom, legacyCarrierLine, mmddyyyy, OOS_COLUMNS, pad, quotedLine, REVOCATION_HEADER,
@@ -42,11 +43,12 @@ const OFAC_ALT_LINES = [
   '990002,990102,"aka","KASPIAN CARGO TRADING COMPANY",-0- ',
 ];
 
-function samRow(name: string, terminationDate: string, samNumber: string): string {
+/** creationDate: the extract's Creation_Date (ISO), the SAM file's content as-of. */
+function samRow(name: string, terminationDate: string, samNumber: string, creationDate: string): string {
   const values: Record<string, string> = {
     Classification: 'Firm', Name: name, Country: 'USA', 'Exclusion Program': 'Reciprocal', 'Excluding Agency': 'GSA',
     'Exclusion Type': 'Ineligible (Proceedings Completed)', 'Active Date': '01/15/2024', 'Termination Date': terminationDate,
-    'SAM Number': samNumber, 'Creation_Date': '2024-01-15',
+    'SAM Number': samNumber, 'Creation_Date': creationDate,
   };
   return quotedLine(SAM_V2_COLUMNS.map((column) => values[column] ?? ''));
 }
@@ -71,8 +73,9 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
     }));
     if (bipdK > 0) {
       // ActPendInsur: docket, DOT, form, type, insurer, policy, posted, underlying, max (thousands), effective, cancel.
+      // Posted (TRANS_DATE) over the last week, the newest today: the file's content as-of.
       policies.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', 'BIPD/Primary', 'PLAINS MUTUAL INSURANCE CO',
-        `PL${c.mc}`, mmddyyyy(day(-400)), '0', String(bipdK), mmddyyyy(day(-365)),
+        `PL${c.mc}`, mmddyyyy(day(-(c.mc % 7))), '0', String(bipdK), mmddyyyy(day(-365)),
         c.policyCancelInDays === undefined ? '' : mmddyyyy(day(c.policyCancelInDays))]));
     }
     if (c.historyCancel) {
@@ -86,7 +89,8 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
         'INVOLUNTARY REVOCATION', mmddyyyy(day(c.revocation.effectiveInDays))]));
     }
     if (c.oos) {
-      oos.push(csvLine([c.dot, c.legal, '', day(-60), 'New Entrant Revoked - Refusal of Audit/No Contact', 'ACTIVE',
+      // The order in force was served yesterday: the newest OOS_DATE is the file's content as-of.
+      oos.push(csvLine([c.dot, c.legal, '', day(c.oos.rescinded ? -60 : -1), 'New Entrant Revoked - Refusal of Audit/No Contact', 'ACTIVE',
         c.oos.rescinded ? day(-30) : '']));
     }
   }
@@ -94,9 +98,9 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
   revocations.push(quotedLine(['MC300001', pad(d300001(), 8), 'COMMON', mmddyyyy(day(-90)), 'VOLUNTARY REVOCATION', '']));
   revocations.push(quotedLine(['MC300002', '00000000', 'BROKER', mmddyyyy(day(-90)), 'INVOLUNTARY REVOCATION', mmddyyyy(day(-60))]));
   const sam = [quotedLine(SAM_V2_COLUMNS),
-    samRow('REDLINE FREIGHT SOLUTIONS', 'Indefinite', 'S4MSAMPLE01'),
-    samRow('BLACKSTONE HAULAGE PARTNERS', mmddyyyy(day(400)), 'S4MSAMPLE02'),
-    samRow('SUNRISE CARTAGE LLC', mmddyyyy(day(-30)), 'S4MSAMPLE03')];
+    samRow('REDLINE FREIGHT SOLUTIONS', 'Indefinite', 'S4MSAMPLE01', day(0)),
+    samRow('BLACKSTONE HAULAGE PARTNERS', mmddyyyy(day(400)), 'S4MSAMPLE02', day(0)),
+    samRow('SUNRISE CARTAGE LLC', mmddyyyy(day(-30)), 'S4MSAMPLE03', day(-1))];
   const dnu = ['mc_number,reason,added_at,expires_at', `MC-200001,Double-brokered a load,${day(-10)},`,
     `300003,Expired ban (ignored),${day(-400)},${day(-5)}`];
 
@@ -133,6 +137,15 @@ export interface SeedOptions {
   useRedisDnu?: boolean;
 }
 
+/**
+ * The as-of an operator (or the scheduled ingest) passes for the sample files whose formats carry no date: the
+ * legacy Carrier and InsHist files and OFAC. Generated now, so "now" is their publication date.
+ */
+export function sampleSourceAsOf(nowMs: number): Partial<Record<SourceName, string>> {
+  const now = new Date(nowMs).toISOString();
+  return { authority: now, insurance_history: now, ofac_sdn: now };
+}
+
 /** Regenerates the sample with dates relative to now and ingests it (--as-of now, --force). */
 export async function seedSample(redis: RedisClient, keys: RedisKeys, options: SeedOptions = {}): Promise<IngestReport> {
   const dir = await mkdtemp(join(tmpdir(), 'ce-sample-'));
@@ -140,7 +153,7 @@ export async function seedSample(redis: RedisClient, keys: RedisKeys, options: S
     const nowMs = options.nowMs ?? Date.now();
     const files = await writeSampleFiles(dir, nowMs);
     return await runIngest(redis, keys, {
-      files, asOf: 'now', nowMs, force: true, useRedisDnu: options.useRedisDnu ?? false,
+      files, asOf: 'now', sourceAsOf: sampleSourceAsOf(nowMs), nowMs, force: true, useRedisDnu: options.useRedisDnu ?? false,
       progress: options.quiet ? silentProgress : consoleProgress(),
     });
   } finally {

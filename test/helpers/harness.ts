@@ -75,7 +75,12 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       const now = new Date().toISOString();
       await writer.commit({
         data_as_of: now, created_at: now, carrier_count: carriers.length,
-        sources: { census: { present: true, as_of: now, rows: carriers.length }, authority: { present: true, as_of: now, rows: carriers.length } },
+        sources: {
+          census: { present: true, as_of: now, rows: carriers.length }, authority: { present: true, as_of: now, rows: carriers.length },
+          // Every source the default rule set requires, so a test snapshot is fully screened unless a test says otherwise.
+          insurance: { present: true, as_of: now, rows: carriers.length }, oos: { present: true, as_of: now, rows: 1 },
+          ofac_sdn: { present: true, as_of: now, rows: 1 }, sam: { present: true, as_of: now, rows: 1 },
+        },
         ...meta,
       });
       return writer.version;

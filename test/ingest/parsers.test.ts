@@ -16,7 +16,7 @@ import { WatchlistIndex } from '../../src/match/watchlist-index.js';
 const REAL = 'test/fixtures/real';
 const warnings: string[] = [];
 const context = (today = '2024-08-01', units: LoadContext['insuranceUnits'] = 'auto'): LoadContext => ({
-  today, insuranceUnits: units, onBytes: () => undefined, warn: (m) => warnings.push(m),
+  today, nowMs: Date.now(), insuranceUnits: units, onBytes: () => undefined, warn: (m) => warnings.push(m),
 });
 let dir = '';
 const file = async (name: string, text: string) => {
@@ -184,7 +184,7 @@ describe('OOS orders', () => {
   it('in force only when ACTIVE with no rescind date (an ACTIVE order with a rescind date is not)', async () => {
     const path = await file('oos.csv', 'DOT_NUMBER,LEGAL_NAME,DBA_NAME,OOS_DATE,OOS_REASON,STATUS,RESCIND_DATE\n4539029,NO NAME TRUCKING & REPAIR LLC,,2026-09-26,New Entrant Revoked - Refusal of Audit/No Contact,ACTIVE,\n00000077,X,,2026-01-01T00:00:00.000,Failure to pay civil penalty,ACTIVE,2026-02-01\n78,Y,,2026-01-01,Failure,INACTIVE,\n');
     const stats = new SourceStats();
-    const byDot = await loadOosOrders(path, context(), stats);
+    const byDot = await loadOosOrders(path, context('2026-11-01'), stats);
     expect([...byDot]).toEqual([[4539029, { since: '2026-09-26', reason: 'New Entrant Revoked - Refusal of Audit/No Contact' }]]);
     expect(stats.skipped.get('rescinded or not active')).toBe(2);
   });

@@ -12,7 +12,7 @@ import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { addDnu } from '../../src/ingest/dnu.js';
 import { IngestError } from '../../src/ingest/errors.js';
 import { runIngest } from '../../src/ingest/run.js';
-import { DEMO_CARRIERS, seedSample, writeSampleFiles } from '../../src/ingest/sample.js';
+import { DEMO_CARRIERS, sampleSourceAsOf, seedSample, writeSampleFiles } from '../../src/ingest/sample.js';
 import { writeSyntheticFiles } from '../../src/ingest/synthetic.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
 import { carrierBucket, redisKeys, type RedisKeys } from '../../src/store/keys.js';
@@ -76,7 +76,7 @@ describe('sample ingest', () => {
   it('records every source in the meta; data status reads it back; hits keep their evidence', async () => {
     const { keys } = freshKeys();
     const files = await writeSampleFiles(join(dir, 'partial'));
-    await runIngest(redis, keys, { files: { census: files.census, authority: files.authority, ofacSdn: files.ofacSdn }, asOf: 'now', useRedisDnu: false });
+    await runIngest(redis, keys, { files: { census: files.census, authority: files.authority, ofacSdn: files.ofacSdn }, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), useRedisDnu: false });
     const status = await readSnapshotStatus(redis, keys);
     expect(Object.keys(status.meta!.sources).sort()).toEqual([...SOURCE_NAMES].sort());
     expect(status.meta!.sources.sam).toEqual({ present: false, as_of: null, rows: 0 });
@@ -106,7 +106,7 @@ describe('safe by construction', () => {
     const lines = (await readFile(files.census, 'utf8')).split('\n');
     lines[5] = lines[5]!.replace(/^\d{8} 0000/, '2025-99-99');
     await writeFile(files.census, lines.join('\n'));
-    const failure = await runIngest(redis, keys, { files, asOf: 'now' }).catch((error: unknown) => error);
+    const failure = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()) }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(IngestError);
     expect((failure as Error).message).toMatch(/census_az4n-8mr2\.csv, row 6, field MCS150_DATE: not a date: "2025-99-99"/);
     expect((failure as Error).message.split('\n')).toHaveLength(1);
@@ -121,9 +121,9 @@ describe('safe by construction', () => {
     const lines = (await readFile(files.census, 'utf8')).trimEnd().split('\n');
     await writeFile(files.census, `${lines.slice(0, 150).join('\n')}\n`);
     await writeFile(files.authority, `${(await readFile(files.authority, 'utf8')).split('\n').slice(0, 140).join('\n')}\n`);
-    await expect(runIngest(redis, keys, { files, asOf: 'now' })).rejects.toThrow(/below the serving snapshot's 267 .*--force/);
+    await expect(runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()) })).rejects.toThrow(/authority: 1\d\d rows is \d+% below the serving snapshot's 267 .*--force/);
     expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
-    const forced = await runIngest(redis, keys, { files, asOf: 'now', force: true });
+    const forced = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), force: true });
     expect(await redis.get(keys.snapshotCurrent)).toBe(forced.version);
     expect(forced.previous).toBe(first.version);
   });
@@ -132,10 +132,10 @@ describe('safe by construction', () => {
     const { keys } = freshKeys();
     const first = await seedSample(redis, keys, { quiet: true });
     const files = await writeSampleFiles(join(dir, 'retire'));
-    await runIngest(redis, keys, { files, asOf: 'now', graceMs: 60_000 });
+    await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), graceMs: 60_000 });
     expect((await readSnapshotStatus(redis, keys)).retired.map((r) => r.version)).toEqual([first.version]);
     expect(await redis.exists(keys.snapshotMeta(first.version))).toBe(1);
-    const third = await runIngest(redis, keys, { files, asOf: 'now', graceMs: 0, nowMs: Date.now() + 61_000 });
+    const third = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), graceMs: 0, nowMs: Date.now() + 61_000 });
     expect(third.removedVersions).toContain(first.version);
     expect(await redis.exists(keys.snapshotMeta(first.version))).toBe(0);
   });
@@ -145,7 +145,7 @@ describe('safe by construction', () => {
     const first = await seedSample(redis, keys, { quiet: true });
     const files = await writeSyntheticFiles(join(dir, 'kill'), 40_000);
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'ingest', '--census', files.census,
-      '--authority', files.authority, '--force'], { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix }, stdio: 'ignore' });
+      '--authority', files.authority, '--as-of-source', `authority=${new Date().toISOString().slice(0, 10)}`, '--force'], { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix }, stdio: 'ignore' });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let orphan: string | undefined;
     for (let i = 0; i < 1500 && !orphan; i++) {

@@ -15,6 +15,10 @@ const SNAPSHOT: SnapshotMeta = {
   sources: {
     census: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 10 },
     authority: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 10 },
+    insurance: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 10 },
+    oos: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 1 },
+    ofac_sdn: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 1 },
+    sam: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 1 },
   },
 };
 

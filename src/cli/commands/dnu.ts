@@ -15,9 +15,10 @@ export function register(program: Command): void {
   dnu.command('add <mc>')
     .description('add or replace an MC number on the do-not-use list')
     .requiredOption('--reason <text>', 'why (kept in the audit trail of every verdict)')
-    .option('--expires-at <date>', 'ISO date after which the entry no longer applies')
+    .option('--expires-at <date>', 'YYYY-MM-DD or RFC 3339 date-time with a zone, in the future, after which the entry no longer applies')
     .action(async (mcRaw: string, options: { reason: string; expiresAt?: string }) => {
-      const parsed = parseDnuEntry(mcRaw, options.reason, '', options.expiresAt ?? '');
+      // Strict date (no roll-over of 2026-02-30) and an expiry still ahead: a past one would add a ban that never applies.
+      const parsed = parseDnuEntry(mcRaw, options.reason, '', options.expiresAt ?? '', Date.now(), true);
       if ('error' in parsed) throw new CliError(`${parsed.field}: ${parsed.error}`);
       await withContext(async ({ redis, keys }) => {
         await addDnu(redis, keys, parsed.mc, parsed.entry);

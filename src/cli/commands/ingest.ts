@@ -10,19 +10,33 @@ import { CliError, withContext } from '../context.js';
 import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 
 interface IngestCliOptions {
-  census: string; authority: string; insurance?: string; insuranceHistory?: string; revocations?: string; oos?: string;
+  census: string; authority: string[]; insurance?: string; insuranceHistory?: string; revocations?: string[]; oos?: string;
   ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; sam?: string; dnu?: string;
-  asOf?: string; force?: boolean; insuranceUnits: string; redisDnu: boolean;
+  asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean;
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** `--as-of-source ofac_sdn=2026-11-20` (repeatable; also `a=D1,b=D2`) → { ofac_sdn: '2026-11-20' }. */
+export function parseAsOfSourceFlags(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of values.flatMap((value) => value.split(','))) {
+    const match = /^\s*([a-z_]+)\s*=\s*(\S+)\s*$/.exec(pair);
+    if (!match) throw new CliError(`--as-of-source must be SOURCE=DATE, e.g. ofac_sdn=2026-11-20 (got "${pair}")`);
+    if (match[1]! in out) throw new CliError(`--as-of-source ${match[1]} given twice`);
+    out[match[1]!] = match[2]!;
+  }
+  return out;
 }
 
 export function register(program: Command): void {
   program.command('ingest')
     .description('build a new carrier snapshot from the public files and make it current (atomically)')
     .requiredOption('--census <file>', 'FMCSA Company Census File CSV (az4n-8mr2), with header')
-    .requiredOption('--authority <file>', 'Motus Carrier dataset (headers) or legacy headerless 43-field L&I Carrier file')
+    .requiredOption('--authority <file>', 'Motus Carrier dataset (headers) or legacy headerless 43-field L&I Carrier file; give it twice to read Motus and legacy side by side', collect)
     .option('--insurance <file>', 'Motus Insur, legacy Insur (9 fields) or legacy ActPendInsur (11 fields)')
     .option('--insurance-history <file>', 'Motus or legacy InsHist (future BIPD cancellations)')
-    .option('--revocations <file>', 'legacy Revocation or Motus RevokeSuspend')
+    .option('--revocations <file>', 'legacy Revocation or Motus RevokeSuspend; give it twice to read both side by side', collect)
     .option('--oos <file>', 'New Entrant Out-of-Service orders CSV (p2mt-9ige)')
     .option('--ofac-sdn <file>', 'OFAC sdn.csv')
     .option('--ofac-alt <file>', 'OFAC alt.csv (aliases of --ofac-sdn entries)')
@@ -31,24 +45,28 @@ export function register(program: Command): void {
     .option('--sam <file>', 'SAM.gov Exclusions Public V2 extract CSV (active records are used)')
     .option('--dnu <file>', 'do-not-use CSV: mc_number,reason,added_at,expires_at (merged with the Redis DNU list)')
     .option('--no-redis-dnu', 'do not merge the live Redis do-not-use list')
-    .option('--as-of <date>', "data_as_of of the snapshot: 'now' or an ISO date (default: the census/authority files' own date)")
+    .option('--as-of <date>', "data_as_of of the snapshot: 'now', YYYY-MM-DD or RFC 3339, not in the future (default: the older of the census and authority as-of)")
+    .option('--as-of-source <source=date>', 'as-of of a source whose files carry no date (authority, ofac_sdn, ofac_cons, insurance_history, …): SOURCE=YYYY-MM-DD, repeatable', collect)
     .option('--insurance-units <units>', 'units of Motus amount columns: dollars | thousands | auto (< 10000 = thousands)', 'auto')
-    .option('--force', 'accept a carrier count more than 10% below the serving snapshot')
+    .option('--force', 'accept an empty or >10% smaller source, a dropped source, a census short of the authority file, or a carrier count >10% below the serving snapshot')
     .addHelpText('after', '\nSources left out are recorded as present: false (never as "no hits").\nExit code 0 on success; 1 with one line on stderr naming file, row, field and why on failure.')
     .action(async (options: IngestCliOptions) => {
       if (!['dollars', 'thousands', 'auto'].includes(options.insuranceUnits)) {
         throw new CliError(`--insurance-units must be dollars, thousands or auto (got "${options.insuranceUnits}")`);
       }
+      if (options.authority.length > 2) throw new CliError('--authority can be given at most twice (Motus and legacy side by side)');
+      if ((options.revocations?.length ?? 0) > 2) throw new CliError('--revocations can be given at most twice (Motus and legacy side by side)');
+      const sourceAsOf = parseAsOfSourceFlags(options.asOfSource ?? []);
       const files: IngestFiles = {
-        census: options.census, authority: options.authority, insurance: options.insurance,
-        insuranceHistory: options.insuranceHistory, revocations: options.revocations, oos: options.oos,
+        census: options.census, authority: options.authority[0]!, secondAuthority: options.authority[1], insurance: options.insurance,
+        insuranceHistory: options.insuranceHistory, revocations: options.revocations?.[0], secondRevocations: options.revocations?.[1], oos: options.oos,
         ofacSdn: options.ofacSdn, ofacAlt: options.ofacAlt, ofacCons: options.ofacCons, ofacConsAlt: options.ofacConsAlt,
         sam: options.sam, dnu: options.dnu,
       };
       await withContext(async ({ config, redis, keys }) => {
         try {
           const report = await runIngest(redis, keys, {
-            files, asOf: options.asOf, force: options.force, insuranceUnits: options.insuranceUnits as AmountUnits,
+            files, asOf: options.asOf, sourceAsOf, force: options.force, insuranceUnits: options.insuranceUnits as AmountUnits,
             useRedisDnu: options.redisDnu, progress: consoleProgress(),
             // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
             // version at least that long so no running job loses its data mid-way.

@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { generateApiKey, hashSecret, SCOPES, type Scope } from '../../auth/api-key.js';
 import { KeyAdmin, publicRecord } from '../../auth/key-store.js';
+import { parseInstant } from '../../core/dates.js';
 import { CliError, printJson, withContext } from '../context.js';
 
 function parseScopes(value: string): Scope[] {
@@ -19,10 +20,11 @@ function parsePositiveInt(value: string): number {
   return number;
 }
 
+/** The one strict date parser: "2027-02-30" is refused (never rolled over), and so is an expiry already passed. */
 function parseIsoDate(value: string): string {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new InvalidArgumentError('must be an ISO 8601 date or date-time');
-  return new Date(ms).toISOString();
+  const parsed = parseInstant(value, { nowMs: Date.now(), notPast: true });
+  if ('error' in parsed) throw new InvalidArgumentError(parsed.error);
+  return parsed.iso;
 }
 
 export function register(program: Command): void {
@@ -33,7 +35,7 @@ export function register(program: Command): void {
     .requiredOption('--account <account>', 'account (customer) the key belongs to')
     .requiredOption('--scopes <scopes>', `comma list of scopes: ${SCOPES.join(', ')}`, parseScopes)
     .option('--rate-per-minute <n>', 'budget per sliding minute (default: RATE_PER_MINUTE_DEFAULT)', parsePositiveInt)
-    .option('--expires-at <iso>', 'expiry date-time (RFC 3339)', parseIsoDate)
+    .option('--expires-at <iso>', 'expiry: YYYY-MM-DD or RFC 3339 date-time with a zone, in the future', parseIsoDate)
     .option('--label <label>', 'free-text label', '')
     .action(async (options: { account: string; scopes: Scope[]; ratePerMinute?: number; expiresAt?: string; label: string }) => {
       await withContext(async ({ config, redis, keys: redisKeys }) => {

@@ -29,6 +29,9 @@ export function healthBody(deps: HealthDeps): Record<string, unknown> {
       present: source?.present ?? false,
       required: ruleset?.rules.sources.required.includes(name) ?? false,
       as_of: source?.as_of ?? null,
+      // Where as_of came from (file content, operator flag, file name) and when the file was ingested (additive).
+      as_of_from: source?.as_of_from ?? null,
+      ingested_at: source?.ingested_at ?? null,
       age_seconds: age,
       max_age_seconds: maxDays === undefined ? null : maxDays * 86_400,
       fresh: source?.present === true && (maxDays === undefined || (age !== null && age <= maxDays * 86_400)),
@@ -45,6 +48,10 @@ export function healthBody(deps: HealthDeps): Record<string, unknown> {
     degraded_reasons: problems,
     carrier_count: snapshot?.carrier_count ?? null,
     sources,
+    // Lists the verdicts are NOT screened against: absent from the snapshot and not required by the rule set in
+    // force (a required one that is absent makes every verdict data_stale instead). Additive field.
+    not_screened: SOURCE_NAMES.filter((name) => snapshot?.sources[name]?.present !== true
+      && !(ruleset?.rules.sources.required.includes(name) ?? false)),
   };
 }
 

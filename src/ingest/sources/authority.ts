@@ -120,6 +120,49 @@ function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadCont
   table.byMc.raiseStatus(mc, status);
 }
 
+/** Rank of a status for the side-by-side merge: the lower one is the more restrictive (fail closed). */
+const RESTRICTIVE: readonly AuthorityStatus[] = ['unknown', 'none', 'inactive', 'pending', 'active'];
+
+/**
+ * Merges a second authority file (Motus beside legacy L&I, or the reverse) into the first. A docket in one file
+ * only is taken as that file says. A docket in both whose statuses disagree gets the MORE restrictive status
+ * (e.g. legacy active + Motus inactive → inactive → authority_not_active, a hard stop); insurance figures take the
+ * lower on-file and the higher required amount. Returns which dockets the second file spoke about ('second' only
+ * there, 'both'), so the revocation rule can use the as-of of the data a docket's status came from.
+ */
+export function mergeAuthority(first: AuthorityTable, second: AuthorityTable, warn: (message: string) => void): Map<number, 'second' | 'both'> {
+  const spoke = new Map<number, 'second' | 'both'>();
+  let disagreements = 0;
+  const example: string[] = [];
+  for (const mc of second.byMc.keys()) {
+    const theirs = second.byMc.get(mc)!;
+    const ours = first.byMc.get(mc);
+    if (!ours) {
+      spoke.set(mc, 'second');
+      first.byMc.set(mc, theirs);
+      if (theirs.dot !== null) first.mcsByDot.add(theirs.dot, mc);
+      continue;
+    }
+    spoke.set(mc, 'both');
+    if (ours.status !== theirs.status) {
+      disagreements += 1;
+      if (example.length < 3) example.push(`MC${mc} ${ours.status}/${theirs.status}`);
+    }
+    const status = RESTRICTIVE.indexOf(ours.status) <= RESTRICTIVE.indexOf(theirs.status) ? ours.status : theirs.status;
+    const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+    const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+    first.byMc.set(mc, {
+      dot: ours.dot ?? theirs.dot, status, revocationFlagged: ours.revocationFlagged || theirs.revocationFlagged,
+      bipdRequiredUsd: higher(ours.bipdRequiredUsd, theirs.bipdRequiredUsd), bipdOnFileUsd: lower(ours.bipdOnFileUsd, theirs.bipdOnFileUsd),
+    });
+    if (theirs.dot !== null && theirs.dot !== ours.dot) first.mcsByDot.add(theirs.dot, mc);
+  }
+  if (disagreements > 0) {
+    warn(`authority files disagree on ${disagreements} docket(s) (e.g. ${example.join(', ')}); the more restrictive status was kept`);
+  }
+  return spoke;
+}
+
 /** Second pass for the few dockets no census row covers: fetches their names from the authority file. */
 export async function loadAuthorityNames(file: string, wanted: Set<number>): Promise<Map<number, { legal: string; dba: string | null }>> {
   const names = new Map<number, { legal: string; dba: string | null }>();

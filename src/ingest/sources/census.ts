@@ -30,16 +30,23 @@ export async function* readCensus(file: string, context: LoadContext, stats: Sou
   for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
     for (const { row, cells } of batch) {
       if (!header) {
-        header = new HeaderMap(file, cells, CENSUS_REQUIRED);
+        header = new HeaderMap(file, cells, CENSUS_REQUIRED, CENSUS_DATE_FORMATS);
         continue;
       }
       stats.rows += 1;
-      yield censusRow(file, header, header.reader(row, cells));
+      const parsed = censusRow(file, header, header.reader(row, cells), context.nowMs);
+      // The newest filing or registration date is the census's content as-of (a lower bound on the extract date).
+      stats.seen(parsed.mcs150Date);
+      stats.seen(parsed.addDate);
+      yield parsed;
     }
   }
 }
 
-function censusRow(file: string, header: HeaderMap, fields: RowReader): CensusRow {
+/** The census writes YYYYMMDD, sometimes with " 0000" (data-formats §2.1); nothing else is a census date. */
+export const CENSUS_DATE_FORMATS = ['ymd'] as const;
+
+function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: number): CensusRow {
   const row = fields.row;
   const dot = dotKey(fields.text('DOT_NUMBER'));
   if (dot === null) throw new IngestError(file, row, 'DOT_NUMBER', `not a DOT number: "${fields.text('DOT_NUMBER')}"`);
@@ -60,8 +67,8 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader): CensusRo
     row, dot, legalName,
     dbaName: fields.text('DBA_NAME') || null,
     status: fields.text('STATUS_CODE').toUpperCase() || null,
-    mcs150Date: fields.date('MCS150_DATE'),
-    addDate: header.has('ADD_DATE') ? fields.date('ADD_DATE') : null,
+    mcs150Date: fields.pastDate('MCS150_DATE', nowMs),
+    addDate: header.has('ADD_DATE') ? fields.pastDate('ADD_DATE', nowMs) : null,
     safetyRating: rating || null,
     hazmat: HAZMAT.test(fields.text('HM_IND')),
     mcs,

@@ -9,9 +9,12 @@ export type AmountUnits = 'dollars' | 'thousands' | 'auto';
 export interface LoadContext {
   /** ISO date of the ingest's "today": what is in the future (pending cancellation, SAM termination) or past. */
   today: string;
+  /** The ingest's clock reading: a date recording a past event (filing, posting, serve date) beyond it is refused. */
+  nowMs: number;
   /** Units of Motus amount columns (legacy files are always thousands). */
   insuranceUnits: AmountUnits;
-  onBytes: (bytes: number) => void;
+  /** Bytes read so far, and the chunk just read (hashed for the meta's SHA-256). */
+  onBytes: (bytes: number, chunk?: Buffer) => void;
   warn: (message: string) => void;
   /** MC → slot index shared by the per-MC tables of one ingest (authority, insurance, the census join). */
   mcSlots?: SlotIndex;
@@ -20,6 +23,13 @@ export interface LoadContext {
 export class SourceStats {
   rows = 0;
   readonly skipped = new Map<string, number>();
+  /** Newest content date seen (ISO YYYY-MM-DD) in the fields that say how recent the file is; null when none. */
+  newest: string | null = null;
+
+  /** Records a date from a field that dates the file's content (see docs/ingest.md, "Data trust"). */
+  seen(date: string | null): void {
+    if (date !== null && (this.newest === null || date > this.newest)) this.newest = date;
+  }
 
   skip(reason: string): void {
     this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);

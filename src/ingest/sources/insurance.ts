@@ -54,6 +54,10 @@ const LEGACY_INSHIST = ['DOCKET_NUMBER', 'DOT_NUMBER', 'INS_FORM_CODE', 'CANCL_M
   'INS_TYPE_IND', 'INS_TYPE_DESC', 'POLICY_NO', 'MIN_COV_AMOUNT', 'INS_CLASS_CODE', 'EFFECTIVE_DATE',
   'UNDERL_LIM_AMOUNT', 'MAX_COV_AMOUNT', 'CANCL_EFFECTIVE_DATE', 'CANCL_METHOD', 'INSER_BRANCH', 'NAME_COMPANY'] as const;
 
+/** Legacy L&I files (and their Socrata views) write MM/DD/YYYY; Motus writes YYYYMMDD (data-formats §3.2, §3.3). */
+export const LEGACY_DATE_FORMATS = ['mdy'] as const;
+export const MOTUS_DATE_FORMATS = ['ymd'] as const;
+
 const BIPD_FORMS = new Set(['82', '91', '91X']);
 const OTHER_FORMS = new Set(['34', '83', '84', '85', '85C', '35', '36']);
 
@@ -89,9 +93,11 @@ async function eachRow(file: string, context: LoadContext, required: string[], l
     for (const { row, cells } of batch) {
       if (layout === null) {
         if (looksLikeHeader(cells)) {
-          const header = new HeaderMap(file, cells, required);
-          // Motus files name the DOT column USDOT_NUMBER; the legacy tabular views call it DOT_NUMBER.
-          layout = { header, units: header.has('USDOT_NUMBER') ? context.insuranceUnits : 'thousands' };
+          // Motus files name the DOT column USDOT_NUMBER and write YYYYMMDD; the legacy tabular views call it
+          // DOT_NUMBER and keep the legacy MM/DD/YYYY.
+          const motus = cells.some((cell) => cell.trim().toUpperCase() === 'USDOT_NUMBER');
+          const header = new HeaderMap(file, cells, required, motus ? MOTUS_DATE_FORMATS : LEGACY_DATE_FORMATS);
+          layout = { header, units: motus ? context.insuranceUnits : 'thousands' };
           continue;
         }
         const names = legacy(cells.length);
@@ -99,7 +105,7 @@ async function eachRow(file: string, context: LoadContext, required: string[], l
         layout = { names, count: names.length };
       }
       if ('header' in layout) handle(layout.header.reader(row, cells), layout.units);
-      else handle(positionalReader(file, row, cells, layout.names, layout.count), 'thousands');
+      else handle(positionalReader(file, row, cells, layout.names, layout.count, LEGACY_DATE_FORMATS), 'thousands');
     }
   }
 }
@@ -115,6 +121,8 @@ export async function loadInsurance(file: string, context: LoadContext, stats: S
     if (fields.text('INS_FORM_CODE') === '' && fields.text('INS_TYPE_CODE') === '' && fields.text('POLICY_NO') === '') {
       return stats.skip('blank removal record');
     }
+    // Posted date (ActPendInsur, Motus Insur): when FMCSA received the filing, so the file's content as-of.
+    stats.seen(fields.pastDate('TRANS_DATE', context.nowMs));
     const slot = byMc.slot(mc);
     if (!isBipd(fields)) return stats.skip('not BIPD coverage');
     const effective = fields.date('EFFECTIVE_DATE');

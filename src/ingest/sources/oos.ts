@@ -5,6 +5,9 @@ import { IngestError } from '../errors.js';
 import { HeaderMap } from '../fields.js';
 import { dotKey, SourceStats, type LoadContext } from './common.js';
 
+/** p2mt-9ige writes ISO dates, possibly with a time part (data-formats §4). */
+export const OOS_DATE_FORMATS = ['iso'] as const;
+
 export interface OosOrder {
   since: string | null;
   reason: string;
@@ -15,16 +18,20 @@ export async function loadOosOrders(file: string, context: LoadContext, stats: S
   let header: HeaderMap | null = null;
   for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
     if (!header) {
-      header = new HeaderMap(file, cells, ['DOT_NUMBER', 'STATUS', 'RESCIND_DATE']);
+      header = new HeaderMap(file, cells, ['DOT_NUMBER', 'STATUS', 'RESCIND_DATE'], OOS_DATE_FORMATS);
       continue;
     }
     stats.rows += 1;
     const fields = header.reader(row, cells);
     const dot = dotKey(fields.text('DOT_NUMBER'));
     if (dot === null) throw new IngestError(file, row, 'DOT_NUMBER', `not a DOT number: "${fields.text('DOT_NUMBER')}"`);
-    const rescinded = fields.date('RESCIND_DATE');
-    if (fields.text('STATUS').toUpperCase() !== 'ACTIVE' || rescinded !== null) { stats.skip('rescinded or not active'); continue; }
-    const since = fields.date('OOS_DATE');
+    const since = fields.pastDate('OOS_DATE', context.nowMs);
+    stats.seen(since);
+    const rescind = fields.date('RESCIND_DATE');
+    // A rescind date still ahead has not rescinded anything yet: the order stays in force (fail closed).
+    const rescinded = rescind !== null && rescind <= context.today;
+    if (rescinded) stats.seen(rescind);
+    if (fields.text('STATUS').toUpperCase() !== 'ACTIVE' || rescinded) { stats.skip('rescinded or not active'); continue; }
     const previous = byDot.get(dot);
     if (!previous || (since !== null && (previous.since === null || since < previous.since))) {
       byDot.set(dot, { since, reason: fields.text('OOS_REASON') || 'out-of-service order' });
