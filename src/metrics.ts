@@ -4,6 +4,21 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { toEpochMs } from './core/dates.js';
 import type { LiveState } from './state/live-state.js';
 
+/** Values of the tier label that have a pre-bound slot ("none": not found or degraded). */
+const VERDICT_TIERS = ['none', 'preferred', 'standard', 'conditional', 'blocked'] as const;
+
+/** Slot of a tier, or -1 for a tier without one (counted through labels(), as before). */
+function tierIndex(tier: string | null): number {
+  switch (tier) {
+    case null: return 0;
+    case 'preferred': return 1;
+    case 'standard': return 2;
+    case 'conditional': return 3;
+    case 'blocked': return 4;
+    default: return -1;
+  }
+}
+
 export class Metrics {
   readonly registry = new Registry();
 
@@ -14,15 +29,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Children resolved once per label combination: label lookup on every verdict would cost more. */
-  private readonly verdictChildren = new Map<string, Counter.Internal>();
+  /**
+   * Children bound once per label combination, in a flat array indexed by (tier, degraded, cache_hit): the
+   * cache-hot check counts one verdict per request, and building a label key string plus a Map lookup per
+   * verdict cost ~0.1 µs of the ~45 µs request (bench/micro). Bound lazily, so /metrics lists only combinations seen.
+   */
+  private readonly verdictChildren: Array<Counter.Internal | undefined> = new Array(VERDICT_TIERS.length * 4);
 
   countVerdict(verdict: { tier: string | null; degraded: boolean; cache_hit: boolean }): void {
-    const id = `${verdict.tier}|${verdict.degraded}|${verdict.cache_hit}`;
-    let child = this.verdictChildren.get(id);
-    if (!child) {
-      child = this.verdicts.labels(verdict.tier ?? 'none', String(verdict.degraded), String(verdict.cache_hit));
-      this.verdictChildren.set(id, child);
+    const tier = tierIndex(verdict.tier);
+    if (tier < 0) {
+      this.verdicts.labels(verdict.tier ?? 'none', String(verdict.degraded), String(verdict.cache_hit)).inc();
+      return;
+    }
+    const index = tier * 4 + (verdict.degraded ? 2 : 0) + (verdict.cache_hit ? 1 : 0);
+    let child = this.verdictChildren[index];
+    if (child === undefined) {
+      child = this.verdicts.labels(VERDICT_TIERS[tier] as string, String(verdict.degraded), String(verdict.cache_hit));
+      this.verdictChildren[index] = child;
     }
     child.inc();
   }

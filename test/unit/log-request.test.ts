@@ -1,0 +1,69 @@
+// The fixed-shape access line (logRequest) must be the line pino would have written for the same fields, and the
+// turn batcher must keep every line and their order.
+import { describe, expect, it } from 'vitest';
+import { createLogger, logRequest, type Destination } from '../../src/log.js';
+
+function collector(): Destination & { text(): string } {
+  let written = '';
+  return {
+    write(chunk: string) {
+      written += chunk;
+      return true;
+    },
+    flush(callback) {
+      callback?.();
+    },
+    flushSync() {},
+    text: () => written,
+  };
+}
+
+const lines = (text: string) => text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const base = { request_id: 'req-1', method: 'POST', path: '/v1/eligibility', status: 200, duration_ms: 0.37, aborted: false };
+
+describe('logRequest', () => {
+  it('writes the same line as log.info, field for field and in the same order', () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    const extra = {
+      key_id: 'k1', decision_id: 'd"1\n', mc_number: '123', eligible: false, tier: null, reasons: ['carrier_not_found'],
+      ruleset_version: 3, data_as_of: null, cache_hit: true, skipped: undefined, ratio: Number.NaN, nested: { a: [1, 'x'] },
+    };
+    logRequest(log, base, extra);
+    log.info({ ...base, ...extra }, 'request');
+    log.flush();
+    const [fast, slow] = lines(destination.text());
+    expect(fast).toBeDefined();
+    const { time: fastTime, ...fastRest } = fast as Record<string, unknown>;
+    const { time: slowTime, ...slowRest } = slow as Record<string, unknown>;
+    expect(typeof fastTime).toBe('string');
+    expect(typeof slowTime).toBe('string');
+    expect(JSON.stringify(fastRest)).toBe(JSON.stringify(slowRest));
+  });
+
+  it('censors through pino when an extra field is a secret, and honours the level', () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    logRequest(log, base, { api_key: 'cek_secret' });
+    logRequest(log, { ...base, status: 404 }, { status: 999 });
+    const quiet = createLogger('warn', 'api', destination);
+    logRequest(quiet, base, { key_id: 'never' });
+    log.flush();
+    const written = lines(destination.text());
+    expect(written).toHaveLength(2);
+    expect(written[0]?.api_key).toBe('[redacted]');
+    expect(destination.text()).not.toContain('cek_secret');
+    expect(written[1]?.status).toBe(999);
+  });
+
+  it('keeps order across pino lines and access lines written in one turn', async () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    for (let index = 0; index < 500; index += 1) {
+      if (index % 3 === 0) log.info({ index }, 'other');
+      else logRequest(log, { ...base, request_id: `r${index}` }, { index });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines(destination.text()).map((line) => line.index)).toEqual(Array.from({ length: 500 }, (_, index) => index));
+  });
+});
