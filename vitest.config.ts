@@ -10,6 +10,21 @@ export default defineConfig({
         },
       },
       {
+        // The suites for the check, keys, rules, ingest (with a killed ingest), DNU and batch (with a killed
+        // worker) again, against a private 3-master Redis Cluster started once for the run.
+        test: {
+          name: 'cluster',
+          include: [
+            'test/integration/http-eligibility.test.ts', 'test/integration/cli-keys-rules.test.ts',
+            'test/integration/ingest.test.ts', 'test/integration/batch-api.test.ts', 'test/integration/batch-crash.test.ts',
+            'test/integration/batch-pinning.test.ts', 'test/cluster/**/*.test.ts',
+          ],
+          globalSetup: ['test/helpers/cluster-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

@@ -29,6 +29,15 @@ export function testRedisTarget(): RedisTarget {
   }));
 }
 
+/** The suite's Redis settings from the environment, unless the test names a Redis of its own (REDIS_URL). */
+function inheritedRedisEnv(env: Record<string, string>): Record<string, string | undefined> {
+  if (env.REDIS_URL !== undefined || env.REDIS_MODE !== undefined) return {};
+  return {
+    REDIS_MODE: process.env.REDIS_MODE, REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES,
+    REDIS_SENTINELS: process.env.REDIS_SENTINELS, REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME,
+  };
+}
+
 export interface TestApp {
   app: RunningApp;
   baseUrl: string;
@@ -47,7 +56,7 @@ export interface TestApp {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
-    REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
+    ...inheritedRedisEnv(env), REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
   });
   const redis = createRedis(redisTarget(config), 'background');
   const keys = redisKeys(config.REDIS_PREFIX);

@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotMeta } from '../../src/core/carrier.js';
 import { decide } from '../../src/core/decide.js';
@@ -17,9 +16,14 @@ import { writeSyntheticFiles } from '../../src/ingest/synthetic.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
 import { carrierBucket, redisKeys, type RedisKeys } from '../../src/store/keys.js';
 import { readSnapshotStatus } from '../../src/store/snapshot-status.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
+import { keysUnder as keysUnderPrefix } from '../helpers/keys-under.js';
+import { testRedisTarget } from '../helpers/harness.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redis = new Redis(url);
+// The suite's Redis (standalone, or the private Cluster of the `cluster` project).
+const redis = createRedis(testRedisTarget(), 'background');
 const prefixes: string[] = [];
 let dir = '';
 
@@ -30,9 +34,7 @@ function freshKeys(): { prefix: string; keys: RedisKeys } {
 }
 
 async function keysUnder(prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) found.push(...batch);
-  return found;
+  return keysUnderPrefix(redis, prefix);
 }
 
 async function verdict(keys: RedisKeys, mc: string) {
@@ -47,10 +49,7 @@ async function verdict(keys: RedisKeys, mc: string) {
 
 beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'ce-ingest-it-')); });
 afterEach(async () => {
-  for (const prefix of prefixes.splice(0)) {
-    const keys = await keysUnder(prefix);
-    if (keys.length > 0) await redis.unlink(...keys);
-  }
+  for (const prefix of prefixes.splice(0)) await deleteByPrefix(redis, prefix);
 });
 afterAll(async () => {
   redis.disconnect();
