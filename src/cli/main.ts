@@ -11,6 +11,7 @@ import { register as registerDnu } from './commands/dnu.js';
 import { register as registerSeed } from './commands/seed.js';
 import { register as registerJobs } from './commands/jobs.js';
 import { register as registerGenerate } from './commands/generate.js';
+import { register as registerDecisions } from './commands/decisions.js';
 
 const program = new Command('carrier-eligibility')
   .description('Carrier Eligibility Decision Service: operator commands')
@@ -26,6 +27,7 @@ registerDnu(program);
 registerSeed(program);
 registerJobs(program);
 registerGenerate(program);
+registerDecisions(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,10 +3,10 @@
 // export. One HGET finds a record (its bucket follows from the id); shared evidence, manifest and rule set
 // follow in one more round trip, cached in-process by the export (they never change).
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { sourceEvidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
+import type { RedisClient } from '../redis/connection.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
@@ -54,7 +54,7 @@ export class DecisionReader {
   private readonly shared = new Map<string, SharedEvidence | null>();
 
   /** `cache`: keep manifests, rule sets and shared evidence in memory (they never change); for the export. */
-  constructor(private readonly redis: Redis | Cluster, private readonly keys: RedisKeys, private readonly cache = false) {}
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, private readonly cache = false) {}
 
   /** The stored record of an id, or null when unknown (malformed ids cost the same read). */
   async readStored(id: string): Promise<StoredRecord | null> {

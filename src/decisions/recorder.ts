@@ -4,10 +4,11 @@
 // was never sent, never the record of one that was.
 //
 // Per flush: HSET + EXPIRE per touched (minute, shard) bucket; SET NX EX for shared evidence this replica has
-// not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). On a cluster
-// client each hash-tag group is its own pipeline (all sent at once), because a pipeline must stay in one slot.
-import type { Cluster, Redis } from 'ioredis';
+// not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
+// names one key (sendKeyed: one pipeline standalone, per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
+import type { RedisClient } from '../redis/connection.js';
+import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
 import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
@@ -26,7 +27,6 @@ export interface RecorderOptions {
   maxDataAgeSeconds: number;
 }
 
-type Command = [name: string, ...args: (string | number)[]];
 
 interface Turn {
   buckets: Map<string, string[]>;
@@ -48,7 +48,7 @@ export class DecisionRecorder {
   private readonly bucketTtlSeconds: number;
   private readonly evidenceTtlSeconds: number;
 
-  constructor(private readonly redis: Redis | Cluster, private readonly keys: RedisKeys, options: RecorderOptions) {
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, options: RecorderOptions) {
     this.bucketTtlSeconds = options.retentionSeconds + BUCKET_MS / 1000;
     this.evidenceTtlSeconds = options.retentionSeconds + options.maxDataAgeSeconds + 86_400;
   }
@@ -100,7 +100,7 @@ export class DecisionRecorder {
 
   private async flush(turn: Turn): Promise<void> {
     this.turn = null;
-    const commands: Command[] = [];
+    const commands: KeyedCommand[] = [];
     for (const [key, fields] of turn.buckets) {
       commands.push(['hset', key, ...fields], ['expire', key, this.bucketTtlSeconds]);
     }
@@ -130,23 +130,9 @@ export class DecisionRecorder {
     turn.resolve(ok);
   }
 
-  /** True when every command succeeded. */
-  private async send(commands: Command[]): Promise<boolean> {
-    const groups = new Map<string, Command[]>();
-    const cluster = (this.redis as { isCluster?: boolean }).isCluster === true;
-    for (const command of commands) {
-      const tag = cluster ? hashTag(String(command[1])) : '';
-      const group = groups.get(tag);
-      if (group) group.push(command);
-      else groups.set(tag, [command]);
-    }
-    const results = await Promise.all([...groups.values()].map((group) => this.redis.pipeline(group).exec()));
-    return results.every((replies) => replies !== null && replies.every(([error]) => !error));
+  /** True when every command succeeded (sendKeyed rejects on the first error). */
+  private async send(commands: KeyedCommand[]): Promise<boolean> {
+    await sendKeyed(this.redis, commands);
+    return true;
   }
-}
-
-function hashTag(key: string): string {
-  const open = key.indexOf('{');
-  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
-  return close > open + 1 ? key.slice(open + 1, close) : key;
 }
