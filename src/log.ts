@@ -140,9 +140,11 @@ const fastLines = new WeakMap<Logger, { writer: TurnBatcher; bindings: string }>
 export function createLogger(level: string, role: string, destination?: Destination): Logger {
   const writer = new TurnBatcher(destination ?? pino.destination({
     dest: 1,
-    sync: false,
-    // Writes of ≥ 4 KiB (the batcher already hands over a turn's lines at once), flushed at least every 100 ms,
-    // so a quiet replica's lines still show up promptly.
+    // Synchronous (pino's own default): one write(2) per turn's chunk costs ~5 µs of this thread, whereas an
+    // asynchronous fs.write hands each chunk to the libuv pool, and that hand-off cost 17–40 µs per chunk here
+    // (6–9 % of a cache-hot request in the profile, bench/README.md). Chunks of ≥ 4 KiB, flushed at least every
+    // 100 ms, so a quiet replica's lines still show up promptly.
+    sync: true,
     minLength: 4096,
     periodicFlush: 100,
   }));
