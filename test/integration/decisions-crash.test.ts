@@ -1,0 +1,100 @@
+// "Never deliver an unrecorded decision": a replica SIGKILLed under load may lose answers it never sent, but
+// every decision id a client did receive has its record. And when the record write fails, the caller gets a
+// degraded verdict (with its own id), never the real verdict unrecorded.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DecisionReader } from '../../src/decisions/reader.js';
+import { DecisionRecorder } from '../../src/decisions/recorder.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { EligibilityService, isUnrecorded } from '../../src/verdict/eligibility.js';
+import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
+import { freePort } from '../helpers/private-redis.js';
+
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.publishRules();
+  await t.writeSnapshot(Array.from({ length: 50 }, (_, index) => cleanCarrier(String(100_001 + index))));
+  ({ key } = await t.createKey({ rate_per_minute: 10_000_000 }));
+  await t.app.parts.state.poll();
+});
+
+afterAll(async () => {
+  await t.stop();
+});
+
+describe('records survive a SIGKILLed replica', () => {
+  it('every decision id a client received is retrievable (0 missing)', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX,
+        LOG_LEVEL: 'info', ROLE: 'api', STATE_POLL_MS: '100',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await expect.poll(() => output.includes('"listening"'), { timeout: 20_000, interval: 50 }).toBe(true);
+
+    const received: string[] = [];
+    let failures = 0;
+    let stop = false;
+    const client = async (worker: number) => {
+      for (let n = 0; !stop; n++) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}/v1/eligibility`, {
+            method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' },
+            body: JSON.stringify({ mc_number: String(100_001 + ((worker + n) % 60)) }),
+          });
+          const verdict = await response.json() as { decision_id?: string; degraded?: boolean };
+          if (response.status === 200 && verdict.decision_id && !verdict.degraded) received.push(verdict.decision_id);
+        } catch {
+          failures += 1;
+        }
+      }
+    };
+    const clients = Array.from({ length: 32 }, (_, worker) => client(worker));
+    await expect.poll(() => received.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(400);
+    child.kill('SIGKILL');
+    await exited;
+    stop = true;
+    await Promise.all(clients);
+    expect(failures).toBeGreaterThan(0); // the kill did land mid-traffic
+
+    const reader = new DecisionReader(t.redis, t.keys);
+    const missing: string[] = [];
+    for (const id of received) if (!(await reader.readStored(id))) missing.push(id);
+    expect({ received: received.length, missing }).toEqual({ received: received.length, missing: [] });
+  }, 60_000);
+});
+
+describe('a record write that fails', () => {
+  it('turns the verdict into a degraded backend_unavailable one with a new id, marked unrecorded', async () => {
+    const { parts } = t.app;
+    // Records go to a port nobody listens on; everything else uses the real Redis.
+    const dead = createRedis(`redis://127.0.0.1:${await freePort()}`, 'request-path', 100);
+    const service = new EligibilityService(parts.redis, parts.keys, parts.state, {
+      cacheMax: 10, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS,
+      recorder: new DecisionRecorder(dead, parts.keys, { retentionSeconds: 3600, maxDataAgeSeconds: 3600 }),
+    });
+    try {
+      const real = await service.evaluate('100001');
+      expect(real.eligible).toBe(true);
+      const answered = await service.check('100001', true, {
+        kind: 'check', keyId: 'k', account: 'acme', requestId: 'r', reference: null, jobId: null, row: null,
+      });
+      expect(answered).toMatchObject({ eligible: false, degraded: true, tier: null, reasons: ['backend_unavailable'] });
+      expect(isUnrecorded(answered)).toBe(true);
+      expect(await new DecisionReader(t.redis, t.keys).readStored(answered.decision_id)).toBeNull();
+    } finally {
+      dead.disconnect();
+      await parts.state.poll();
+    }
+  });
+});
