@@ -172,12 +172,16 @@ export class LiveState {
     this.doNotUseEpoch = loadedEpoch;
   }
 
-  /** Applies the log entries after `from` up to `to`; false when the log no longer links up (reload). */
+  /**
+   * Applies the log entries after `from`, through `to` and whatever was appended since (an import may still be
+   * running); false when the log no longer links up to `from` (trimmed, or the list was recreated): reload.
+   */
   private async applyDoNotUseLog(from: string, to: string): Promise<boolean> {
     let at = from;
-    while (at !== to) {
+    let reached = false;
+    for (;;) {
       const entries = await readDoNotUseLog(this.redis, this.keys, at, DNU_LOG_PAGE);
-      if (entries.length === 0 || entries[0]?.prev !== at) return false;
+      if (entries.length === 0) return reached;
       for (const entry of entries) {
         if (entry.prev !== at) return false;
         if (entry.op === 'set') this.doNotUseList.set(entry.mc, entry.entry);
@@ -185,9 +189,10 @@ export class LiveState {
         at = entry.id;
         // Applied up to here: a failure on the next page resumes from this entry, never re-applies.
         this.doNotUseEpoch = at;
+        if (at === to) reached = true;
       }
+      if (reached && entries.length < DNU_LOG_PAGE) return true;
     }
-    return true;
   }
 
   private async refreshSnapshot(version: string | null): Promise<void> {
