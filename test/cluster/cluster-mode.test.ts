@@ -44,6 +44,7 @@ describe('on a 3-master Redis Cluster', () => {
     await t.publishRules();
     const carriers = Array.from({ length: 300 }, (_, i) => cleanCarrier(String(100_000 + i)));
     const version = await t.writeSnapshot(carriers);
+    if (!isCluster(t.redis)) throw new Error('not a cluster client');
     const masters = t.redis.nodes('master');
     expect(masters).toHaveLength(3);
     const perMaster = await Promise.all(masters.map(async (node) => {
