@@ -3,6 +3,7 @@
 // the Prometheus Operator's PodMonitor / PrometheusRule — get a minimal shape check of the fields we use.
 // Note: these schemas, like the API server without strict field validation, accept unknown fields; the
 // invariants below check the fields that matter by name. Then the deployment invariants a platform team expects.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -265,6 +266,60 @@ describe('k8s manifests: deployment invariants', () => {
       const command = (podTemplate(exporter ?? { apiVersion: '', kind: '' })?.spec.containers[0] as { command?: string[] } | undefined)?.command?.join(' ');
       expect(command).toMatch(/decisions export --from "\$from" --to "\$to" --out/);
     });
+  });
+});
+
+/** `kubectl kustomize` renders offline; where kubectl is installed, check what would really be applied. */
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+
+describe.skipIf(!kubectl)('k8s manifests: rendered by kubectl kustomize', () => {
+  const render = (dir: string) => {
+    const result = spawnSync('kubectl', ['kustomize', join(root, dir)], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`kubectl kustomize ${dir}: ${result.stderr}`);
+    return parseAllDocuments(result.stdout).map((document) => document.toJS() as Manifest['doc']);
+  };
+
+  it.each(['.', 'redis'])('k8s/%s renders, and every rendered object is valid', async (dir) => {
+    for (const doc of render(dir)) {
+      const own = OWN_SCHEMAS[doc.kind];
+      if (own) own.parse(doc);
+      else {
+        const Model = await modelClass(doc.apiVersion, doc.kind);
+        expect(Model, `${doc.apiVersion} ${doc.kind}`).toBeDefined();
+        if (Model) new Model(doc).validate();
+      }
+    }
+  });
+
+  it('ConfigMaps get content-hash names and every reference points at them (a config change rolls the pods)', () => {
+    const docs = render('.');
+    const configMaps = docs.filter((doc) => doc.kind === 'ConfigMap').map((doc) => doc.metadata?.name ?? '');
+    expect(configMaps.length).toBe(3);
+    for (const name of configMaps) expect(name).toMatch(/^carrier-eligibility-[a-z-]+-[a-z0-9]{10}$/);
+    for (const doc of docs) {
+      const spec = podTemplate(doc)?.spec;
+      if (!spec) continue;
+      const references = [
+        ...[...spec.containers, ...(spec.initContainers ?? [])].flatMap((container) => (container.envFrom ?? []).map((from) => from.configMapRef?.name)),
+        ...(spec.volumes ?? []).map((volume) => volume.configMap?.name),
+      ].filter((name): name is string => name !== undefined);
+      for (const reference of references) expect(configMaps, `${doc.metadata?.name} → ${reference}`).toContain(reference);
+    }
+  });
+
+  it('the image is rewritten everywhere and the version label is on objects and pods but in no selector', () => {
+    const docs = render('.');
+    for (const doc of docs) {
+      expect(doc.metadata?.labels?.['app.kubernetes.io/version'], `${doc.kind}/${doc.metadata?.name}`).toBe('1.0.0');
+      const template = podTemplate(doc);
+      if (!template) continue;
+      expect(template.metadata.labels['app.kubernetes.io/version']).toBe('1.0.0');
+      const selector = (doc.spec as { selector?: { matchLabels: Record<string, string> } }).selector;
+      expect(selector?.matchLabels['app.kubernetes.io/version']).toBeUndefined();
+      for (const container of [...template.spec.containers, ...(template.spec.initContainers ?? [])]) {
+        expect(container.image).not.toBe('carrier-eligibility');
+      }
+    }
   });
 });
 
