@@ -22,18 +22,38 @@ export interface BudgetDecision {
   fromFallback: boolean;
 }
 
-interface Waiter {
-  resolve: (decision: BudgetDecision) => void;
+/**
+ * What one coalesced draw decided for every request in it: the first `admitted` requests (in arrival order)
+ * get `allowed`, the rest `denied`; both objects are shared by the whole draw, so their header strings are
+ * built once per draw too. `each` is set instead when the in-memory stand-in decided request by request.
+ */
+export class DrawOutcome {
+  constructor(
+    readonly admitted: number,
+    private readonly allowed: BudgetDecision | null,
+    private readonly denied: BudgetDecision | null,
+    private readonly each: readonly BudgetDecision[] | null = null,
+  ) {}
+
+  /** The decision for the request that got `ticket` from BudgetLimiter.enqueue. */
+  decisionFor(ticket: number): BudgetDecision {
+    if (this.each) return this.each[ticket] as BudgetDecision;
+    return (ticket < this.admitted ? this.allowed : this.denied) as BudgetDecision;
+  }
 }
 
 interface PendingDraw {
   limit: number;
-  waiters: Waiter[];
+  /** Requests enqueued so far; the next one's ticket. */
+  count: number;
+  outcome: Promise<DrawOutcome>;
+  resolve: (outcome: DrawOutcome) => void;
 }
 
 export class BudgetLimiter {
   private readonly pending = new Map<string, PendingDraw>();
   private flushScheduled = false;
+  private readonly flushTurn = () => this.flush();
   private readonly fallbacks = new Map<number, RateLimiterMemory>();
   private readonly tokenBase = randomBytes(6).toString('base64url');
   private sequence = 0;
@@ -47,19 +67,39 @@ export class BudgetLimiter {
   ) {}
 
   /** Takes one point for a single check; coalesced with other requests of the same key in this turn. */
-  consume(keyId: string, limit: number): Promise<BudgetDecision> {
-    return new Promise((resolve) => {
-      let draw = this.pending.get(keyId);
-      if (!draw) {
-        draw = { limit, waiters: [] };
-        this.pending.set(keyId, draw);
-      }
-      draw.waiters.push({ resolve });
+  async consume(keyId: string, limit: number): Promise<BudgetDecision> {
+    const ticket = this.enqueue(keyId, limit);
+    return (await this.outcome(keyId)).decisionFor(ticket);
+  }
+
+  /**
+   * The allocation-free form of consume() for the hot path: enqueue() joins this turn's draw for the key and
+   * returns the request's ticket; outcome(), called right after in the same turn, is the draw's shared promise.
+   * consume() allocated a promise, a closure, a waiter and a decision object per request; this allocates
+   * nothing per request (one promise per draw), which the cache-hot bench shows as fewer scavenges.
+   */
+  enqueue(keyId: string, limit: number): number {
+    let draw = this.pending.get(keyId);
+    if (!draw) {
+      let resolve: (outcome: DrawOutcome) => void = () => undefined;
+      const outcome = new Promise<DrawOutcome>((settle) => {
+        resolve = settle;
+      });
+      draw = { limit, count: 0, outcome, resolve };
+      this.pending.set(keyId, draw);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(this.flushTurn);
       }
-    });
+    }
+    return draw.count++;
+  }
+
+  /** The shared outcome of this turn's draw for the key (call in the same turn as enqueue). */
+  outcome(keyId: string): Promise<DrawOutcome> {
+    const draw = this.pending.get(keyId);
+    if (!draw) throw new Error('BudgetLimiter.outcome called without enqueue in the same turn');
+    return draw.outcome;
   }
 
   /**
@@ -79,24 +119,27 @@ export class BudgetLimiter {
   }
 
   private async settle(keyId: string, draw: PendingDraw): Promise<void> {
-    const wanted = draw.waiters.length;
+    const wanted = draw.count;
     if (this.redisUsable()) {
       try {
         const { admitted, remaining, retryAfterMs, resetMs } = await this.callScript(keyId, draw.limit, wanted);
-        draw.waiters.forEach((waiter, index) => waiter.resolve({
-          allowed: index < admitted,
-          limit: draw.limit,
-          remaining,
-          retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-          resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)),
-          fromFallback: false,
-        }));
+        const base = {
+          limit: draw.limit, remaining, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+          resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)), fromFallback: false,
+        };
+        draw.resolve(new DrawOutcome(
+          admitted,
+          admitted > 0 ? { allowed: true, ...base } : null,
+          admitted < wanted ? { allowed: false, ...base } : null,
+        ));
         return;
       } catch (error) {
         this.onRedisFailure(error);
       }
     }
-    for (const waiter of draw.waiters) waiter.resolve(await this.consumeFallback(keyId, draw.limit));
+    const each: BudgetDecision[] = [];
+    for (let index = 0; index < wanted; index += 1) each.push(await this.consumeFallback(keyId, draw.limit));
+    draw.resolve(new DrawOutcome(each.filter((decision) => decision.allowed).length, null, null, each));
   }
 
   private callScript(keyId: string, limit: number, wanted: number): Promise<DrawResult> {
@@ -126,8 +169,23 @@ export class BudgetLimiter {
   }
 }
 
-/** IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for a decision. */
-export function rateLimitHeaders(decision: BudgetDecision): Record<string, string> {
+const headerMemo = new WeakMap<BudgetDecision, Readonly<Record<string, string>>>();
+
+/**
+ * IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for a decision. Memoised per
+ * decision object: a coalesced draw shares its decisions among all its requests, so the two header strings are
+ * formatted once per draw instead of once per request. The result is shared: callers copy, never modify it.
+ */
+export function rateLimitHeaders(decision: BudgetDecision): Readonly<Record<string, string>> {
+  let headers = headerMemo.get(decision);
+  if (headers === undefined) {
+    headers = formatRateLimitHeaders(decision);
+    headerMemo.set(decision, headers);
+  }
+  return headers;
+}
+
+function formatRateLimitHeaders(decision: BudgetDecision): Record<string, string> {
   return {
     'ratelimit-policy': `"key";q=${decision.limit};w=${WINDOW_MS / 1000}`,
     ratelimit: `"key";r=${decision.remaining};t=${decision.allowed ? decision.resetSeconds : decision.retryAfterSeconds}`,
