@@ -22,11 +22,18 @@ const fileOf = (source: SourceName, freshness: SourceFreshness | undefined) => f
  */
 export function checkSourceRows(
   next: Partial<Record<SourceName, SourceFreshness>>, serving: SnapshotMeta | null,
-  options: { force: boolean; maxShrink?: number; only?: readonly SourceName[] },
+  options: { force: boolean; maxShrink?: number; only?: readonly SourceName[]; files?: ReadonlyArray<{ source: SourceName; path: string; rows: number }> },
 ): void {
   if (options.force) return;
   const maxShrink = options.maxShrink ?? MAX_SHRINK;
-  for (const source of options.only ?? SOURCE_NAMES) {
+  const sources = options.only ?? SOURCE_NAMES;
+  // Every file given, of every source (the do-not-use file and OFAC alias files too): no data rows is refused.
+  for (const file of options.files ?? []) {
+    if (sources.includes(file.source) && file.rows === 0) {
+      throw new IngestError(file.path, null, null, `${file.source}: the file has no data rows; check the download or re-run with --force`);
+    }
+  }
+  for (const source of sources) {
     if (UNGUARDED.has(source)) continue;
     const now = next[source];
     const before = serving?.sources[source];

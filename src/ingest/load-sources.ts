@@ -20,7 +20,7 @@ import { loadInsurance, loadInsuranceHistory } from './sources/insurance.js';
 import { loadOosOrders } from './sources/oos.js';
 import { loadRevocations, mergeRevocations, type RevocationInfo } from './sources/revocations.js';
 import { SlotIndex } from './slot-index.js';
-import { loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
+import { loadOfacAddresses, loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
 
 export interface IngestFiles {
   census: string;
@@ -37,6 +37,9 @@ export interface IngestFiles {
   ofacAlt?: string;
   ofacCons?: string;
   ofacConsAlt?: string;
+  /** OFAC add.csv / cons_add.csv: listed addresses, loaded after their primary file (matching evidence). */
+  ofacAdd?: string;
+  ofacConsAdd?: string;
   sam?: string;
   dnu?: string;
 }
@@ -106,6 +109,7 @@ export function resolveFileAsOf(
 function sourceAsOf(source: SourceName, files: FileRecord[], ingestedAt: string): Pick<SourceFreshness, 'as_of' | 'as_of_from'> {
   // The broker's own do-not-use list is current by definition when it is read: its as-of is the ingest time.
   if (source === 'dnu') return { as_of: ingestedAt };
+  if (files.some((file) => file.asOf === undefined)) return { as_of: null };
   const dated = files.map((file) => file.asOf!).sort((a, b) => a.as_of.localeCompare(b.as_of));
   const pick = source === 'authority' ? dated.at(-1)! : dated[0]!;
   return { as_of: pick.as_of, as_of_from: pick.as_of_from };
@@ -208,14 +212,18 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   const oos = files.oos ? await load('oos', files.oos, (c, s) => loadOosOrders(files.oos!, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
-  for (const [source, prim, alt] of [['ofac_sdn', files.ofacSdn, files.ofacAlt], ['ofac_cons', files.ofacCons, files.ofacConsAlt]] as const) {
+  for (const [source, prim, alt, add] of [
+    ['ofac_sdn', files.ofacSdn, files.ofacAlt, files.ofacAdd], ['ofac_cons', files.ofacCons, files.ofacConsAlt, files.ofacConsAdd],
+  ] as const) {
     if (!prim) {
       if (alt) throw new IngestError(alt, null, null, `an alias file needs its primary file (--${source === 'ofac_sdn' ? 'ofac-sdn' : 'ofac-cons'})`);
+      if (add) throw new IngestError(add, null, null, `an address file needs its primary file (--${source === 'ofac_sdn' ? 'ofac-sdn' : 'ofac-cons'})`);
       continue;
     }
     // OFAC's CSV files carry no date at all: the as-of comes from the operator's flag (or the file name).
     const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s), () => null);
     if (alt) await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null);
+    if (add) await load(source, add, (c, s) => loadOfacAddresses(add, source, watchlists, c, s), () => null);
   }
   if (files.sam) {
     await load('sam', files.sam, (c, s) => loadSamExclusions(files.sam!, watchlists, c, s), (result) => {
@@ -237,8 +245,11 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   }
   for (const [mc, entry] of dnu) if (!isDnuActive(entry, options.nowMs)) dnu.delete(mc);
 
+  // An empty file has no as-of to find: the row guards (run.ts) refuse it with a clearer line than "no as-of".
   for (const record of records) {
-    if (record.source !== 'dnu') record.asOf = resolveFileAsOf(record.source, record, options.sourceAsOf[record.source], options.nowMs, options.warn);
+    if (record.source !== 'dnu' && record.rows > 0) {
+      record.asOf = resolveFileAsOf(record.source, record, options.sourceAsOf[record.source], options.nowMs, options.warn);
+    }
   }
   const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
   for (const source of new Set(records.map((record) => record.source))) {
@@ -249,6 +260,8 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
       files: mine.map(({ name, sha256, bytes, rows }) => ({ name, sha256, bytes, rows })),
     };
   }
+  // Each watchlist hit records its list's as-of (evidence for the reviewer).
+  for (const list of ['ofac_sdn', 'ofac_cons', 'sam'] as const) watchlists.setListAsOf(list, freshness[list]?.as_of ?? null);
   if (options.useRedisDnu) {
     if (freshness.dnu) freshness.dnu.rows += liveDnuRows;
     else freshness.dnu = { present: true, as_of: ingestedAt, rows: liveDnuRows, file: 'redis', ingested_at: ingestedAt, files: [] };

@@ -129,7 +129,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     const currentRaw = current ? await redis.get(keys.snapshotMeta(current)) : null;
     const currentMeta = currentRaw ? (JSON.parse(currentRaw) as SnapshotMeta) : null;
     // Every side source against the one it replaces, before the (long) census pass.
-    checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census') });
+    checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census'), files: loaded.files });
 
     await writer.begin(nowMs);
     const censusStats = new SourceStats();
@@ -145,11 +145,11 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     const ingestedAt = new Date(nowMs).toISOString();
     const sources = { ...loaded.freshness };
     sources.census = {
-      present: true, ...resolveFileAsOf('census', censusFile, sourceAsOf.census, nowMs, warn), rows: censusStats.rows,
-      file: censusFile.name, ingested_at: ingestedAt,
+      present: true, as_of: null, rows: censusStats.rows, file: censusFile.name, ingested_at: ingestedAt,
       files: [{ name: censusFile.name, sha256: censusFile.sha256, bytes: censusFile.bytes, rows: censusFile.rows }],
     };
-    checkSourceRows(sources, currentMeta, { force, maxShrink, only: ['census'] });
+    checkSourceRows(sources, currentMeta, { force, maxShrink, only: ['census'], files: [censusFile] });
+    if (censusFile.rows > 0) Object.assign(sources.census, resolveFileAsOf('census', censusFile, sourceAsOf.census, nowMs, warn));
     checkCensusCoverage(options.files.census, loaded.joined.authority.byMc.size, counts.uncovered, { force, maxGap: options.maxCensusGap });
     const previousCount = currentMeta?.carrier_count ?? 0;
     if (!force && previousCount > 0 && counts.carriers < previousCount * (1 - maxShrink)) {
