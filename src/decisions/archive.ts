@@ -3,7 +3,7 @@
 // Each line is the full self-contained record (the GET /v1/decisions/{id} body: verdict with evidence, who
 // asked, rule set hash, snapshot manifest), so an archive needs nothing from Redis to be read in court.
 //
-// Reads time buckets directly (HSCAN of each (minute, shard) hash), never SCAN over the keyspace.
+// Reads time buckets directly (HSCAN of each one-second hash), never SCAN over the keyspace.
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -20,7 +20,6 @@ import { decodeRecord } from './record-codec.js';
 
 export const EXPORT_FORMAT = 'carrier-eligibility.decisions-export/1';
 const HOUR_MS = 3_600_000;
-const SHARDS = '0123456789abcdef';
 
 /** The Ed25519 private key from DECISION_SIGNING_KEY: PEM, or base64 of the PKCS#8 DER bytes. */
 export function parseSigningKey(text: string): KeyObject {
@@ -97,7 +96,7 @@ function hourName(hourMs: number): string {
 
 /**
  * Exports records whose decision time is in [from, to) into `outDir`, one file per UTC hour that has records.
- * Streams: one (minute, shard) bucket in memory at a time. Lines within a bucket are in decision-id order.
+ * Streams: one one-second bucket in memory at a time. Lines are in decision-id (time) order within a second.
  */
 export async function exportDecisions(
   redis: RedisClient, keys: RedisKeys, options: { fromMs: number; toMs: number; outDir: string; signingKey: KeyObject },
@@ -115,25 +114,23 @@ export async function exportDecisions(
     const out = createWriteStream(partial);
     gzip.pipe(out);
     let records = 0;
-    for (let minute = Math.floor(from / BUCKET_MS); minute * BUCKET_MS < to; minute += 1) {
-      for (const shard of SHARDS) {
-        const bucket = keys.decisionBucket(minute, shard);
-        const entries: Array<[string, string]> = [];
-        let cursor = '0';
-        do {
-          const [next, flat] = await redis.hscan(bucket, cursor, 'COUNT', 1000);
-          cursor = next;
-          for (let index = 0; index + 1 < flat.length; index += 2) entries.push([flat[index] as string, flat[index + 1] as string]);
-        } while (cursor !== '0');
-        entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        for (const [id, raw] of entries) {
-          const stored = decodeRecord(id, raw);
-          const ms = Date.parse(stored.verdict.evaluated_at);
-          if (ms < from || ms >= to) continue;
-          const line = `${JSON.stringify(await reader.view(stored))}\n`;
-          if (!gzip.write(line)) await once(gzip, 'drain');
-          records += 1;
-        }
+    for (let second = Math.floor(from / BUCKET_MS); second * BUCKET_MS < to; second += 1) {
+      const bucket = keys.decisionBucket(second);
+      const entries: Array<[string, string]> = [];
+      let cursor = '0';
+      do {
+        const [next, flat] = await redis.hscan(bucket, cursor, 'COUNT', 1000);
+        cursor = next;
+        for (let index = 0; index + 1 < flat.length; index += 2) entries.push([flat[index] as string, flat[index + 1] as string]);
+      } while (cursor !== '0');
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [id, raw] of entries) {
+        const stored = decodeRecord(id, raw);
+        const ms = Date.parse(stored.verdict.evaluated_at);
+        if (ms < from || ms >= to) continue;
+        const line = `${JSON.stringify(await reader.view(stored))}\n`;
+        if (!gzip.write(line)) await once(gzip, 'drain');
+        records += 1;
       }
     }
     gzip.end();

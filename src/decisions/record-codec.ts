@@ -53,6 +53,18 @@ export function idMillis(id: string): number {
 
 export const DECISION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+// Many records share a millisecond under load: format its ISO string once.
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoOfId(id: string): string {
+  const ms = idMillis(id);
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+  }
+  return lastIso;
+}
+
 // Positional layout of the stored array (append new positions at the end only).
 //  0 format  1 kind(c|b)  2 key id  3 account  4 request id  5 reference  6 job id  7 row
 //  8 snapshot version  9 evidence: variant string (shared) or inline reasons array
@@ -60,7 +72,7 @@ export const DECISION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]
 // 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
 export function encodeRecord(verdict: Verdict, context: RecordContext): string {
   const shared = hasSharedEvidence(verdict);
-  const evaluatedAt = new Date(idMillis(verdict.decision_id)).toISOString() === verdict.evaluated_at ? 0 : verdict.evaluated_at;
+  const evaluatedAt = isoOfId(verdict.decision_id) === verdict.evaluated_at ? 0 : verdict.evaluated_at;
   return JSON.stringify([
     RECORD_FORMAT, context.kind === 'check' ? 'c' : 'b', context.keyId, context.account, context.requestId, context.reference,
     context.jobId, context.row, verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,

@@ -3,7 +3,7 @@
 // whole write was acknowledged. Callers answer only after it resolves true, so a crash can lose an answer that
 // was never sent, never the record of one that was.
 //
-// Per flush: HSET + EXPIRE per touched (minute, shard) bucket; SET NX EX for shared evidence this replica has
+// Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
 // names one key (sendKeyed: one pipeline standalone, per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
@@ -13,7 +13,7 @@ import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
 import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
 
-export const BUCKET_MS = 60_000;
+export const BUCKET_MS = 1000;
 /** Shared-evidence keys this replica knows are written; cleared when it grows past this (they are re-sent NX). */
 const KNOWN_EVIDENCE_MAX = 200_000;
 
@@ -37,13 +37,20 @@ interface Turn {
 }
 
 export function bucketKey(keys: RedisKeys, decisionId: string): string {
-  return keys.decisionBucket(Math.floor(idMillis(decisionId) / BUCKET_MS), decisionId.charAt(35));
+  return keys.decisionBucket(Math.floor(idMillis(decisionId) / BUCKET_MS));
 }
+
+/** Bucket keys this replica has already given their TTL (EXPIRE once per bucket, not once per turn). */
+const EXPIRED_KEYS_MAX = 4096;
 
 export class DecisionRecorder {
   private turn: Turn | null = null;
   private readonly knownEvidence = new Set<string>();
   private readonly knownManifests = new Set<string>();
+  private readonly expiring = new Set<string>();
+  // The bucket key of the last second seen: one string build per second, not per record.
+  private lastSecond = -1;
+  private lastBucket = '';
   private readonly snapshots = new Map<string, SnapshotMeta>();
   private readonly bucketTtlSeconds: number;
   private readonly evidenceTtlSeconds: number;
@@ -65,7 +72,12 @@ export class DecisionRecorder {
   /** Enqueues one record; resolves true once this turn's write is acknowledged, false if it failed. */
   record(verdict: Verdict, context: RecordContext): Promise<boolean> {
     const turn = this.turn ?? this.startTurn();
-    const key = bucketKey(this.keys, verdict.decision_id);
+    const second = Math.floor(idMillis(verdict.decision_id) / BUCKET_MS);
+    if (second !== this.lastSecond) {
+      this.lastSecond = second;
+      this.lastBucket = this.keys.decisionBucket(second);
+    }
+    const key = this.lastBucket;
     let fields = turn.buckets.get(key);
     if (!fields) {
       fields = [];
@@ -102,7 +114,8 @@ export class DecisionRecorder {
     this.turn = null;
     const commands: KeyedCommand[] = [];
     for (const [key, fields] of turn.buckets) {
-      commands.push(['hset', key, ...fields], ['expire', key, this.bucketTtlSeconds]);
+      commands.push(['hset', key, ...fields]);
+      if (!this.expiring.has(key)) commands.push(['expire', key, this.bucketTtlSeconds]);
     }
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
@@ -119,6 +132,8 @@ export class DecisionRecorder {
       ok = false;
     }
     if (ok) {
+      if (this.expiring.size > EXPIRED_KEYS_MAX) this.expiring.clear();
+      for (const key of turn.buckets.keys()) this.expiring.add(key);
       if (this.knownEvidence.size + turn.evidence.size > KNOWN_EVIDENCE_MAX) this.knownEvidence.clear();
       for (const key of turn.evidence.keys()) this.knownEvidence.add(key);
       for (const version of turn.manifests.keys()) this.knownManifests.add(version);
@@ -126,6 +141,7 @@ export class DecisionRecorder {
       // Redis may have restarted empty: send shared evidence and manifests again rather than trust memory.
       this.knownEvidence.clear();
       this.knownManifests.clear();
+      this.expiring.clear();
     }
     turn.resolve(ok);
   }

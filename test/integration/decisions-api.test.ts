@@ -27,7 +27,8 @@ beforeAll(async () => {
   ], {
     sources: {
       census: { present: true, as_of: now, rows: 2, file: 'census.csv', files: [{ name: 'census.csv', sha256: SHA, bytes: 10, rows: 2 }] } as never,
-      authority: { present: true, as_of: now, rows: 2 },
+      authority: { present: true, as_of: now, rows: 2 }, insurance: { present: true, as_of: now, rows: 2 },
+      oos: { present: true, as_of: now, rows: 1 }, ofac_sdn: { present: true, as_of: now, rows: 1 }, sam: { present: true, as_of: now, rows: 1 },
     },
   });
   ({ key, id: keyId } = await t.createKey({ account: 'acme' }));
@@ -83,7 +84,7 @@ describe('single-check records', () => {
     for (const verdict of [first, second]) {
       expect(verdict.eligible).toBe(true);
       expect(verdict.evidence.reasons).toEqual([]);
-      expect(verdict.evidence.sources.map((source: { source: string }) => source.source)).toEqual(['authority', 'census']);
+      expect(verdict.evidence.sources.map((source: { source: string }) => source.source)).toEqual(['authority', 'census', 'insurance', 'ofac_sdn', 'oos', 'sam']);
       const record = await (await t.get(`/v1/decisions/${verdict.decision_id}`, { 'x-api-key': key })).json();
       expect(record.verdict).toEqual(verdict);
       expect(record.reference).toBeNull();

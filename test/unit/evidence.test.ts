@@ -14,7 +14,11 @@ const NOW = Date.parse('2026-11-21T12:00:00Z');
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(NOW - days * DAY).toISOString().slice(0, 10);
 const daysAhead = (days: number) => new Date(NOW + days * DAY).toISOString().slice(0, 10);
-const RULESET: PublishedRuleSet = { version: 7, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET };
+// Only census and authority required, so the snapshot below is complete under it.
+const RULESET: PublishedRuleSet = {
+  version: 7, published_at: '2026-11-01T00:00:00Z',
+  rules: { ...DEFAULT_RULE_SET, sources: { required: ['census', 'authority'], max_age_days: { census: 7, authority: 7 } } },
+};
 const SHA = 'a'.repeat(64);
 const SNAPSHOT = {
   version: 'v1', data_as_of: '2026-11-21T06:00:00Z', created_at: '2026-11-21T06:10:00Z', carrier_count: 10,
