@@ -9,11 +9,18 @@ function table(rows: string[][]): string {
 
 const n = (value: number) => value.toLocaleString('en-US');
 
+/** The source's as-of and where it came from (content, flag, file_name), so an operator sees what dates the data. */
+function asOfCell(report: IngestReport, source: keyof IngestReport['meta']['sources']): string {
+  const freshness = report.meta.sources[source];
+  if (!freshness?.as_of) return '-';
+  return `${freshness.as_of.slice(0, 10)}${freshness.as_of_from ? ` (${freshness.as_of_from})` : ''}`;
+}
+
 export function formatIngestReport(report: IngestReport): string {
   const files = table([
-    ['source', 'rows read', 'rejected/skipped', 'why skipped'],
+    ['source', 'rows read', 'rejected/skipped', 'as of (from)', 'why skipped'],
     ...report.files.map((file) => [
-      file.source, n(file.stats.rows), n(file.stats.skippedTotal),
+      file.source, n(file.stats.rows), n(file.stats.skippedTotal), asOfCell(report, file.source),
       [...file.stats.skipped].map(([reason, count]) => `${reason} ${n(count)}`).join('; '),
     ]),
   ]);

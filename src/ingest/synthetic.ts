@@ -85,7 +85,7 @@ export async function writeSyntheticFiles(dir: string, carriers: number, nowMs =
     await authority.line(legacyCarrierLine({ mc, dot, common: problem === 4 ? 'I' : 'A', bipdRequiredK: 750, bipdOnFileK: bipdK, legalName: legal }));
     if (bipdK > 0) {
       await insurance.line(quotedLine([`MC${pad(mc, 6)}`, pad(dot, 8), '91X', 'BIPD/Primary', 'PLAINS MUTUAL INSURANCE CO',
-        `PL${mc}`, mmddyyyy(day(-400)), '0', String(bipdK), mmddyyyy(day(-365)), '']));
+        `PL${mc}`, mmddyyyy(day(-(i % 30))), '0', String(bipdK), mmddyyyy(day(-365)), '']));
     }
     if (problem === 5) {
       await history.line(quotedLine([`MC${pad(mc, 6)}`, pad(dot, 8), '91X', 'cancelled', '35', ' ', 'BIPD/Primary', `O${mc}`, '750',
@@ -123,6 +123,8 @@ async function writeWatchlists(files: { ofacSdn: string; ofacAlt: string; sam: s
     values[at('Name')] = i % 500 === 0 ? name(i * 53 + 3) : `EXCLUDED ${(i * 104729).toString(36).toUpperCase()} SERVICES`;
     values[at('Termination Date')] = i % 3 === 0 ? mmddyyyy(day(-10)) : 'Indefinite';
     values[at('SAM Number')] = `S4MSYN${i}`;
+    // The extract's Creation_Date: the SAM file's content as-of (the ingest needs no flag for it).
+    values[at('Creation_Date')] = day(0);
     await sam.line(quotedLine(values));
   }
   await sam.close();
