@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startApp } from '../src/app.js';
 import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
@@ -82,6 +83,9 @@ try {
     }
   });
   await sleep(3000);
+  // The replica's event loop during the import: a whole-list reload blocks it, whatever the client sees.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const importStart = Date.now();
   const exitCode = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dnu', 'import', file],
@@ -90,6 +94,7 @@ try {
   });
   const importEnd = Date.now();
   await sleep(1000);
+  loop.disable();
   running = false;
   await Promise.all(lanes);
   const before = samples.filter((s) => s.at < importStart).map((s) => s.ms);
@@ -97,6 +102,7 @@ try {
   process.stdout.write(`${JSON.stringify({
     rows: ROWS, import_exit: exitCode, import_ms: importEnd - importStart,
     replica_entries: app.parts.state.doNotUse.size, before: stats(before), during_import: stats(during),
+    event_loop_delay_ms: { p99: Math.round(loop.percentile(99) / 1e5) / 10, max: Math.round(loop.max / 1e5) / 10 },
   })}\n`);
 } finally {
   await app.stop();
