@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { DEMO_CARRIERS, writeSampleFiles } from '../src/ingest/sample.js';
+import { DEMO_CARRIERS, sampleSourceAsOf, writeSampleFiles } from '../src/ingest/sample.js';
 
 const dir = process.argv[2] ?? 'sample';
 await mkdir(dir, { recursive: true });
@@ -13,4 +13,6 @@ const files = await writeSampleFiles(dir);
 await writeFile(`${dir}/demo-carriers.json`, `${JSON.stringify(DEMO_CARRIERS, null, 2)}\n`);
 const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 process.stdout.write(`wrote ${dir}/; ingest them with:\n  carrier-eligibility ingest ${Object.entries(files)
-  .map(([name, file]) => `${flag(name)} ${relative(process.cwd(), file)}`).join(' ')} --as-of now\n`);
+  .map(([name, file]) => `${flag(name)} ${relative(process.cwd(), file)}`).join(' ')} --as-of now ${
+  // The legacy Carrier and InsHist files and OFAC carry no date of their own: their as-of is the operator's to give.
+  Object.entries(sampleSourceAsOf(Date.now())).map(([source, at]) => `--as-of-source ${source}=${at.slice(0, 10)}`).join(' ')}\n`);
