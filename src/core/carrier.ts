@@ -19,6 +19,24 @@ export interface WatchlistHit {
   exact: boolean;
   /** Free text kept for the audit trail (DNU reason, OFAC program, SAM exclusion type). */
   note?: string;
+  // Evidence added by the token matcher (src/match). Optional: records written before it lack them, and
+  // decide() then falls back to `exact` alone (see watchlistReason).
+  /** The listed party is a person or an organisation (vessels and aircraft are never matched). */
+  entity_type?: 'individual' | 'entity';
+  /** Sanctions program codes (OFAC) or the exclusion type (SAM). */
+  programs?: string[];
+  /** Which fields agreed: carrier side (legal_name | dba_name), list side (primary_name | alias | cross_reference), address (country, state, city, zip). */
+  agreed?: string[];
+  /** A secondary identifier (the listed address: ZIP, or city and state) agrees with the carrier's own. */
+  confirmed?: boolean;
+  /** The matched person name is a common one (expected to be borne by many carrier owners). */
+  common_name?: boolean;
+  /** SAM Unique Entity ID of the listed party, when the list gives one. */
+  uei?: string;
+  /** As-of date of the list the hit came from (ISO date), when the list says. */
+  list_as_of?: string;
+  /** Short written explanation of the score. */
+  explanation?: string;
 }
 
 export interface CarrierRecord {

@@ -4,6 +4,7 @@ import type { CarrierLookup, CarrierRecord, SnapshotMeta } from './carrier.js';
 import { buildEvidence, type Evidence } from './evidence.js';
 import { daysBetween, monthsBefore, startOfDayMs, toEpochMs, DAY_MS } from './dates.js';
 import { orderReasons, REASONS, type Reason } from './reasons.js';
+import { watchlistReason } from './watchlist-reasons.js';
 import type { PublishedRuleSet, RuleSet } from './ruleset.js';
 
 export type Tier = 'preferred' | 'standard' | 'conditional' | 'blocked';
@@ -70,12 +71,9 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
   const today = startOfDayMs(nowMs);
 
   for (const hit of record.hits) {
-    if (hit.list === 'dnu') reasons.push('do_not_use');
-    else if (hit.list === 'sam') {
-      if (hit.exact) reasons.push('sam_exclusion');
-      else if (hit.score >= rules.name_match.review_threshold) reasons.push('possible_sam_exclusion');
-    } else if (hit.exact) reasons.push('ofac_sdn_match');
-    else if (hit.score >= rules.name_match.review_threshold) reasons.push('possible_ofac_match');
+    // Hard stop only for a strong entity match on a prohibiting list or a confirmed person (watchlist-reasons.ts).
+    const reason = watchlistReason(hit, rules);
+    if (reason) reasons.push(reason);
   }
 
   if (record.oos_order) reasons.push('out_of_service_order');

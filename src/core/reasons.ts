@@ -12,6 +12,7 @@ export const REASONS = {
   usdot_inactive: { kind: 'hard_stop', description: 'USDOT registration is not active' },
   possible_ofac_match: { kind: 'review', description: 'Name is similar to an OFAC entry; needs a human look' },
   possible_sam_exclusion: { kind: 'review', description: 'Name is similar to a SAM.gov exclusion; needs a human look' },
+  ofac_consolidated_match: { kind: 'review', description: 'Name matches an OFAC consolidated (non-SDN) list entry: sectoral, CMIC, NS-PLC and similar restrictions, not blocking' },
   conditional_safety_rating: { kind: 'review', description: 'FMCSA safety rating Conditional' },
   insurance_not_on_file: { kind: 'review', description: 'No BIPD liability insurance on file' },
   insurance_below_minimum: { kind: 'review', description: 'BIPD on file is below the rule set minimum' },

@@ -30,6 +30,9 @@ export const ruleSetSchema = z.object({
   }).strict(),
   name_match: z.object({
     review_threshold: z.number().min(0).max(1).describe('Similarity at or above which a name match needs review'),
+    // Added later: defaults keep rule sets published before it valid.
+    hard_stop_threshold: z.number().min(0).max(1).default(0.95)
+      .describe('Score at or above which an entity match on a prohibiting list (SDN, SAM) is a hard stop; persons also need a confirming identifier'),
   }).strict(),
   sources: z.object({
     required: z.array(z.enum(SOURCE_NAMES)).describe('Sources that must be present in the snapshot'),
@@ -54,7 +57,7 @@ export const DEFAULT_RULE_SET: RuleSet = {
   mcs150: { max_age_months: 24 },
   safety: { conditional: 'review' },
   preferred: { requires_satisfactory_rating: true, min_bipd_usd: 1_000_000 },
-  name_match: { review_threshold: 0.92 },
+  name_match: { review_threshold: 0.92, hard_stop_threshold: 0.95 },
   sources: {
     // Screening completeness is not optional: a snapshot without any of these gives data_stale verdicts. The OFAC
     // consolidated list is required "when given": it has a max age (so once present it must be fresh), and the

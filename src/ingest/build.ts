@@ -1,6 +1,7 @@
 // Joins one carrier (an MC docket plus its census row) with every side source into the CarrierRecord that
 // decide() reads. All matching happens here, at ingest, so the hot path only decodes.
 import type { CarrierRecord, WatchlistHit } from '../core/carrier.js';
+import { place } from '../match/address.js';
 import type { WatchlistIndex } from '../match/watchlist-index.js';
 import type { SlotIndex } from './slot-index.js';
 import type { DnuEntry } from './dnu.js';
@@ -63,7 +64,8 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
   if (dnu) {
     hits.push({ list: 'dnu', entry_id: mcText, matched_name: identity.legalName, carrier_name: identity.legalName, score: 1, exact: true, note: dnu.reason });
   }
-  hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName]));
+  // The census address lets a listed address agree (or disagree) with the carrier's (src/match/address.ts).
+  hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName], census?.place ? place(census.place) : null));
 
   return {
     mc: mcText,

@@ -1,11 +1,21 @@
-// Watchlist name index with blocking: ~20k–150k list names against ~2M carrier names must not be all-pairs.
-// Exact matches are a Map lookup on the normalised name. Fuzzy candidates come only from blocks that share a
-// key with the carrier name (first token, last token, first four characters); Jaro-Winkler runs on those.
-// Two names scoring ≥ 0.85 almost always share their first token or their opening characters (the Winkler
-// prefix boost rewards exactly that), so the blocks lose very little recall.
+// Watchlist index: OFAC and SAM names against every carrier name at ingest, with bounded work per carrier.
+//
+// Candidates: a list name becomes a candidate when it shares with the carrier name any of
+//   - a folded token, or a token one edit away (every single-character deletion of both sides is a key, which
+//     covers one substitution, insertion, deletion or adjacent transposition: HEZBOLAH / HEZBOLLAH);
+//   - a token's consonant skeleton (HIZBALLAH / HEZBOLLAH, QAIDA / QAEDA);
+//   - an unordered pair of tokens (so names made only of common tokens, MOHAMMAD ALI, are still found when
+//     those tokens' own lists are too long to walk);
+//   - the whole name with spaces removed (ALQAIDA / AL QAIDA).
+// Word order plays no part. A token shared by more than MAX_POSTING list names is not walked (its pairs
+// are), and at most MAX_SCORED candidates — those whose shared tokens could still reach the floor — are
+// scored, so the cost per carrier stays bounded however common its words.
 import type { WatchlistHit } from '../core/carrier.js';
-import { jaroWinkler } from './jaro-winkler.js';
-import { nameVariants, normaliseName } from './normalise.js';
+import { compareAddresses, type PlaceOf } from './address.js';
+import { BUSINESS_WORDS, COMMON_CARRIER_WORD_SHARE, COMMON_CARRIER_WORDS, personTokenShare } from './name-tables.js';
+import { splitDba } from './normalise.js';
+import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind } from './person-name.js';
+import { baseWeight, explainScore, GENERIC_DISCOUNT, GENERIC_WEIGHT, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
 
 export type ListName = WatchlistHit['list'];
 
@@ -16,104 +26,474 @@ export interface ListEntry {
   name: string;
   individual: boolean;
   note?: string;
+  programs?: string[];
+  /** Where on the list this name came from (default primary_name). */
+  name_field?: 'primary_name' | 'alias' | 'cross_reference';
+  uei?: string;
+}
+
+export type CarrierPlace = PlaceOf;
+
+interface EntryRecord {
+  list: ListName;
+  entry_id: string;
+  individual: boolean;
+  note?: string;
+  programs?: string[];
+  uei?: string;
+  places: PlaceOf[];
 }
 
 interface IndexedName {
-  normalised: string;
-  entry: ListEntry;
+  entry: number;
+  individual: boolean;
+  field: 'primary_name' | 'alias' | 'cross_reference';
+  display: string;
+  prepared: PreparedName | null;
 }
 
 /** Similarity below this is never stored; the rule set's review threshold decides at verdict time. */
 export const DEFAULT_MATCH_FLOOR = 0.85;
 /** Hits kept per carrier: enough evidence for review without bloating the stored record. */
 const MAX_HITS = 3;
-/** Names shorter than this are too generic to fuzzy-match ("AB", "ACE"); they still match exactly. */
-const MIN_FUZZY_LENGTH = 5;
+/** A token on more list names than this is not walked for candidates (its pairs with other tokens are). */
+const MAX_POSTING = 150;
+/** Candidates scored per carrier name at most (the most promising first). */
+const MAX_SCORED = 24;
+/** Deletion keys only for tokens this long: shorter ones are matched exactly or by skeleton. */
+const MIN_DELETION_LENGTH = 4;
+/** Non-exact common person names lose this much: the name alone says little. */
+const COMMON_NAME_PENALTY = 0.05;
+const EXPLANATION_MAX = 200;
+/** Carrier tokens whose candidate names are remembered. */
+const TOKEN_CACHE_MAX = 300_000;
+/** Extra penalty when a common person name's listed addresses all disagree with the carrier's. */
+const COMMON_NAME_DISAGREEMENT = 0.05;
+/** Highest score of a non-exact match on a list name whose one identifying word is an ordinary carrier word. */
+const COMMON_WORD_CAP = 0.9;
+/** A one-word list name spelt differently must still be this similar to be a review. */
+const SINGLE_WORD_MIN_SIMILARITY = 0.92;
+/** Token weight below which a word is common (in the lists, among people or carrier names). */
+const RARE_WEIGHT = 0.85;
+/** Share of people at which a name word counts as common (the third tier of the name tables). */
+const COMMON_PERSON_TOKEN = 0.0008;
 
-/**
- * Blocking keys: first two tokens, first + last token, and first-token prefix + last token. Names scoring at
- * the review threshold share their opening token (the Winkler prefix boost rewards exactly that) and nearly
- * always one more token, so these keys keep recall while each block stays small even when many names start
- * with the same common word ("ALPINE", "GLOBAL", "AL").
- */
-function blockKeys(normalised: string): string[] {
-  const tokens = normalised.split(' ');
-  const first = tokens[0] ?? '';
-  if (tokens.length === 1) return [`1:${first}`];
-  const last = tokens[tokens.length - 1] ?? '';
-  return [...new Set([`2:${first} ${tokens[1]}`, `l:${first} ${last}`, `p:${first.slice(0, 3)} ${last}`])];
+function deletions(token: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < token.length; i++) out.push(token.slice(0, i) + token.slice(i + 1));
+  return out;
 }
 
-/** A block this large holds a generic key; comparing against all of it costs much and finds little. */
-const MAX_BLOCK = 500;
+/** Tokens that identify (not particles, trade words or initials); all tokens when a name has no other. */
+function significant(name: PreparedName): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < name.tokens.length; i++) if (baseWeight(name.tokens[i]!) === null) out.push(i);
+  return out.length > 0 ? out : name.tokens.map((_, i) => i);
+}
 
 export class WatchlistIndex {
-  private readonly exact = new Map<string, ListEntry[]>();
-  private readonly blocks = new Map<string, IndexedName[]>();
-  private names = 0;
+  private readonly entries: EntryRecord[] = [];
+  private readonly entryIds = new Map<string, number>();
+  private readonly names: IndexedName[] = [];
+  private readonly seenNames = new Set<string>();
+  private readonly asOf = new Map<ListName, string>();
+  private built = false;
+  // Built by finalise():
+  private documentFrequency = new Map<string, number>();
+  private tokenIds = new Map<string, number>();
+  private tokenNames: number[][] = [];
+  /** Folded token and each of its one-deletion variants → token ids (symmetric deletion: one edit apart meet). */
+  private tokenKeys = new Map<string, number[]>();
+  private skeletonKeys = new Map<string, number[]>();
+  private nameKeys = new Map<string, number[]>();
+  /** Per list name, prefix sums of its token weights in ascending order: [0, lightest, lightest two, ...]. */
+  private lightestPrefix: Float64Array[] = [];
+  private tokenCache = new Map<string, Int32Array>();
+  private mask = new Int32Array(0);
+  private individual = new Uint8Array(0);
+  /** Per list name, how many of its tokens are trade words, legal forms or particles. */
+  private genericTokens = new Uint8Array(0);
+  private stamp = new Int32Array(0);
+  private query = 0;
+
+  /** Work done so far (for the benchmark): names queried, candidates touched, candidates scored. */
+  readonly work = { queries: 0, touched: 0, scored: 0 };
 
   constructor(readonly floor = DEFAULT_MATCH_FLOOR) {}
 
   get size(): number {
-    return this.names;
+    return this.names.length;
   }
 
   add(entry: ListEntry): void {
-    for (const normalised of nameVariants(entry.name, entry.individual)) {
-      const bucket = this.exact.get(normalised);
-      if (bucket) {
-        if (bucket.some((existing) => existing.list === entry.list && existing.entry_id === entry.entry_id)) continue;
-        bucket.push(entry);
-      } else this.exact.set(normalised, [entry]);
-      this.names += 1;
-      if (normalised.length < MIN_FUZZY_LENGTH) continue;
-      for (const key of blockKeys(normalised)) {
-        const block = this.blocks.get(key);
-        if (block) block.push({ normalised, entry });
-        else this.blocks.set(key, [{ normalised, entry }]);
-      }
+    const key = `${entry.list}:${entry.entry_id}`;
+    let index = this.entryIds.get(key);
+    if (index === undefined) {
+      index = this.entries.length;
+      this.entries.push({
+        list: entry.list, entry_id: entry.entry_id, individual: entry.individual, note: entry.note,
+        programs: entry.programs, uei: entry.uei, places: [],
+      });
+      this.entryIds.set(key, index);
     }
+    const dedupe = `${index}|${entry.name.toUpperCase().replace(/[^A-Z0-9]+/g, ' ').trim()}`;
+    if (this.seenNames.has(dedupe)) return;
+    this.seenNames.add(dedupe);
+    this.names.push({ entry: index, individual: entry.individual, field: entry.name_field ?? 'primary_name', display: entry.name, prepared: null });
+    this.built = false;
   }
 
-  /** Hits for a carrier's names (legal, DBA): exact ones first, then the best fuzzy ones, at most MAX_HITS. */
-  match(carrierNames: Array<string | null>): WatchlistHit[] {
-    const best = new Map<string, WatchlistHit>();
-    const keep = (hit: WatchlistHit) => {
-      const id = `${hit.list}:${hit.entry_id}`;
-      const previous = best.get(id);
-      if (!previous || previous.score < hit.score) best.set(id, hit);
-    };
-    for (const carrierName of carrierNames) {
-      if (!carrierName) continue;
-      const normalised = normaliseName(carrierName);
-      if (normalised === '') continue;
-      for (const entry of this.exact.get(normalised) ?? []) keep(toHit(entry, carrierName, 1, true));
-      if (normalised.length < MIN_FUZZY_LENGTH) continue;
-      const seen = new Set<IndexedName>();
-      for (const key of blockKeys(normalised)) {
-        const block = this.blocks.get(key) ?? [];
-        if (block.length > MAX_BLOCK) continue;
-        for (const candidate of block) {
-          if (seen.has(candidate) || candidate.normalised === normalised) continue;
-          seen.add(candidate);
-          const longer = Math.max(candidate.normalised.length, normalised.length);
-          // Jaro-Winkler cannot reach the floor when one name is less than half the other's length.
-          if (Math.min(candidate.normalised.length, normalised.length) * 2 < longer) continue;
-          const score = jaroWinkler(normalised, candidate.normalised);
-          if (score >= this.floor) keep(toHit(candidate.entry, carrierName, Math.floor(score * 1000) / 1000, false));
-        }
+  /** A listed address (OFAC add.csv, SAM address columns) of an entry already added; unknown entries are ignored. */
+  addPlace(list: ListName, entryId: string, where: PlaceOf): boolean {
+    const index = this.entryIds.get(`${list}:${entryId}`);
+    if (index === undefined) return false;
+    const places = this.entries[index]!.places;
+    if (!places.some((p) => p.country === where.country && p.state === where.state && p.city === where.city && p.zip === where.zip)) places.push(where);
+    return true;
+  }
+
+  setListAsOf(list: ListName, asOf: string | null | undefined): void {
+    if (asOf) this.asOf.set(list, asOf.slice(0, 10));
+  }
+
+  /** Weight of a token: particles and trade words little, then the rarer across lists and people, the more. */
+  readonly weightOf: WeightOf = (folded, raw) => {
+    const cached = this.weightCache.get(raw);
+    if (cached !== undefined) return cached;
+    let weight = baseWeight(raw);
+    if (weight === null) {
+      if (/^\d+$/.test(folded)) weight = 1;
+      else {
+        const listShare = (this.documentFrequency.get(folded) ?? 0) / Math.max(1, this.names.length);
+        const share = Math.max(listShare, personTokenShare(raw), COMMON_CARRIER_WORDS.has(raw) ? COMMON_CARRIER_WORD_SHARE : 0);
+        weight = 1 / (1 + Math.log10(1 + 1000 * share));
       }
     }
+    if (this.weightCache.size >= 200_000) this.weightCache.clear();
+    this.weightCache.set(raw, weight);
+    return weight;
+  };
+
+  private weightCache = new Map<string, number>();
+
+  private finalise(): void {
+    if (this.built) return;
+    // Document frequency first (weights depend on it), then prepared names and keys.
+    const df = new Map<string, number>();
+    const prepared0 = this.names.map((name) => prepareName(name.display, () => 1));
+    for (const p of prepared0) {
+      if (!p) continue;
+      for (const token of new Set(p.folded)) df.set(token, (df.get(token) ?? 0) + 1);
+    }
+    this.documentFrequency = df;
+    this.weightCache = new Map();
+    this.tokenIds = new Map();
+    this.tokenNames = [];
+    this.tokenKeys = new Map();
+    this.skeletonKeys = new Map();
+    this.nameKeys = new Map();
+    this.lightestPrefix = new Array<Float64Array>(this.names.length);
+    this.tokenCache = new Map();
+    const pushKey = (map: Map<string, number[]>, key: string, id: number) => {
+      const list = map.get(key);
+      if (!list) map.set(key, [id]);
+      else if (list[list.length - 1] !== id) list.push(id);
+    };
+    this.names.forEach((name, id) => {
+      const prepared = prepareName(name.display, this.weightOf);
+      name.prepared = prepared;
+      if (!prepared) return;
+      const keyTokens = significant(prepared);
+      for (const i of keyTokens) {
+        const folded = prepared.folded[i]!;
+        let tokenId = this.tokenIds.get(folded);
+        if (tokenId === undefined) {
+          tokenId = this.tokenNames.length;
+          this.tokenIds.set(folded, tokenId);
+          this.tokenNames.push([]);
+          pushKey(this.tokenKeys, folded, tokenId);
+          if (folded.length >= MIN_DELETION_LENGTH && !/^\d+$/.test(folded)) for (const d of deletions(folded)) pushKey(this.tokenKeys, d, tokenId);
+          const skel = prepared.skeletons[i]!;
+          if (skel.length >= 3 && !/^\d/.test(skel)) pushKey(this.skeletonKeys, skel, tokenId);
+        }
+        const postings = this.tokenNames[tokenId]!;
+        if (postings[postings.length - 1] !== id) postings.push(id);
+      }
+      for (let a = 0; a < keyTokens.length; a++) {
+        for (let b = a + 1; b < keyTokens.length; b++) pushKey(this.nameKeys, `p${pairKey(prepared.folded[keyTokens[a]!]!, prepared.folded[keyTokens[b]!]!)}`, id);
+      }
+      pushKey(this.nameKeys, `c${prepared.compact}`, id);
+      // "KATRANGI, Amir" is also written AMIRKATRANGI: the reordered compact form is a key too.
+      const comma = name.display.indexOf(',');
+      if (name.individual && comma > 0) {
+        const reordered = prepareName(`${name.display.slice(comma + 1)} ${name.display.slice(0, comma)}`, this.weightOf);
+        if (reordered) pushKey(this.nameKeys, `c${reordered.compact}`, id);
+      }
+      const ascending = Float64Array.from(prepared.weights).sort();
+      const prefix = new Float64Array(ascending.length + 1);
+      for (let k = 0; k < ascending.length; k++) prefix[k + 1] = prefix[k]! + ascending[k]!;
+      this.lightestPrefix[id] = prefix;
+    });
+    this.mask = new Int32Array(this.names.length);
+    this.individual = Uint8Array.from(this.names, (name) => (name.individual ? 1 : 0));
+    this.genericTokens = Uint8Array.from(this.names, (name) => name.prepared?.weights.filter((w) => w <= GENERIC_WEIGHT).length ?? 0);
+    this.stamp = new Int32Array(this.names.length);
+    this.query = 0;
+    this.built = true;
+  }
+
+  /**
+   * Hits for a carrier's names (legal, DBA), best first, at most MAX_HITS. `place` is the carrier's census
+   * address: agreement with a listed address raises a score, a listed party only known abroad lowers it.
+   */
+  match(carrierNames: Array<string | null>, place: CarrierPlace | null = null): WatchlistHit[] {
+    this.finalise();
+    const best = new Map<number, WatchlistHit>();
+    const seen = new Set<string>();
+    carrierNames.forEach((carrierName, position) => {
+      if (!carrierName) return;
+      const field = position === 0 ? 'legal_name' : 'dba_name';
+      for (const part of splitDba(carrierName)) {
+        const prepared = prepareName(part, this.weightOf);
+        if (!prepared || seen.has(prepared.compact)) continue;
+        seen.add(prepared.compact);
+        for (const hit of this.matchOne(prepared, carrierName, field, place)) {
+          const entry = this.entryIds.get(`${hit.list}:${hit.entry_id}`)!;
+          const previous = best.get(entry);
+          if (!previous || previous.score < hit.score) best.set(entry, hit);
+        }
+      }
+    });
     return [...best.values()]
-      .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score)
+      .sort((a, b) => decisiveRank(b) - decisiveRank(a) || b.score - a.score)
       .slice(0, MAX_HITS);
+  }
+
+  private matchOne(carrier: PreparedName, carrierName: string, field: string, place: CarrierPlace | null): WatchlistHit[] {
+    const kind: NameKind = classifyPrepared(carrier);
+    const candidates = this.candidates(carrier);
+    const hits: WatchlistHit[] = [];
+    for (const id of candidates) {
+      const name = this.names[id]!;
+      const listed = name.prepared!;
+      // Entity-type gating: a person's name against listed people; a business name against organisations, and
+      // against people only when it contains a listed person's whole (uncommon) name.
+      if (kind === 'person' && !name.individual) continue;
+      const result = scoreNames(carrier, listed, name.individual);
+      if (result.score < this.floor - 0.1) continue;
+      let score = result.score;
+      const notes: string[] = [];
+      let common = false;
+      if (name.individual) {
+        const matched = result.pairs.map(([i]) => i);
+        common = expectedBearers(carrier, matched) >= COMMON_NAME_BEARERS;
+        if (kind === 'business') {
+          // Containment only: the listed person's name, every identifying token identical, plus trade words
+          // ("HECTOR BELTRAN LEYVA TRUCKING LLC"); and not a common name.
+          const listMissing = result.unmatchedList.some((j) => baseWeight(listed.tokens[j]!) === null);
+          const carrierExtra = result.unmatchedCarrier.some((i) => baseWeight(carrier.tokens[i]!) === null);
+          if (listMissing || carrierExtra || common || result.pairs.some((pair) => pair[2] < 1)) continue;
+          score = containmentScore(carrier, listed, result.pairs);
+          notes.push('listed person\'s full name inside a business name');
+        } else if (!result.pairs.some(([i, , sim]) => sim === 1 && baseWeight(carrier.tokens[i]!) === null)) {
+          // No part of the name identical (AHMADI SAMI / AL-SHAMI, Ahmad): too loose for a person.
+          score = Math.min(score, COMMON_WORD_CAP);
+          notes.push('no name part identical');
+        } else if (common && !result.exact) {
+          score -= COMMON_NAME_PENALTY;
+          notes.push('common name');
+        } else if (common) notes.push('common name');
+      }
+      const entry = this.entries[name.entry]!;
+      const address = compareAddresses(entry.places, place, name.individual);
+      // A common name listed only elsewhere: the disagreement says more when the name says little.
+      score += address.delta < 0 && common ? address.delta - COMMON_NAME_DISAGREEMENT : address.delta;
+      if (address.note) notes.push(address.note);
+      // A list name with one identifying word, or only ordinary words of carrier names (TIMBER CORPORATION,
+      // GOLDEN STAR CO), or one short acronym: a non-exact match is at most a review (none for ordinary words,
+      // acronyms, or a fuzzy spelling of a short word); an exact one of ordinary words is a review, not a block.
+      if (!name.individual) {
+        const weak = weakListName(listed);
+        if (weak === 'ordinary') score = Math.min(score, result.exact ? SINGLE_WORD_CAP : COMMON_WORD_CAP);
+        else if (result.singleWord) {
+          // The one identifying word spelt differently: a review only when the spellings are very close and the
+          // carrier's word is not itself a common one (RAHMAN is not RAMAN COMPANY).
+          const weakPair = result.pairs.some(([i, j, sim]) => sim < 1 && baseWeight(listed.tokens[j]!) === null
+            && (weak === 'short' || sim < SINGLE_WORD_MIN_SIMILARITY || carrier.weights[i]! < RARE_WEIGHT));
+          score = Math.min(score, weakPair ? COMMON_WORD_CAP : SINGLE_WORD_CAP);
+        }
+      }
+      score = Math.max(0, Math.min(1, score));
+      if (score < this.floor) continue;
+      hits.push(this.toHit(entry, name, carrierName, field, Math.floor(score * 1000) / 1000, result.exact, address.agreed, address.confirmed, common,
+        [explainScore(carrier, listed, result), ...notes].join('; ')));
+    }
+    return hits;
+  }
+
+  /**
+   * The list names a carrier token leads to: the names holding any list token equal to it, one edit away, or of
+   * the same skeleton (tokens on more than MAX_POSTING names left out). Carrier names reuse a small vocabulary,
+   * so the answer per token is remembered (bounded).
+   */
+  private namesForToken(folded: string, skel: string): Int32Array {
+    const cached = this.tokenCache.get(folded);
+    if (cached) return cached;
+    const tokenIds = new Set<number>();
+    const add = (ids: number[] | undefined) => { if (ids) for (const id of ids) tokenIds.add(id); };
+    add(this.tokenKeys.get(folded));
+    if (folded.length >= MIN_DELETION_LENGTH && !/^\d+$/.test(folded)) for (const d of deletions(folded)) add(this.tokenKeys.get(d));
+    if (skel.length >= 3 && !/^\d/.test(skel)) add(this.skeletonKeys.get(skel));
+    const names = new Set<number>();
+    for (const tokenId of tokenIds) {
+      const postings = this.tokenNames[tokenId]!;
+      if (postings.length > MAX_POSTING) continue;
+      for (const id of postings) names.add(id);
+    }
+    const result = Int32Array.from(names);
+    if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
+    this.tokenCache.set(folded, result);
+    return result;
+  }
+
+  /** Candidate list names for one carrier name, most promising first, at most MAX_SCORED. */
+  private candidates(carrier: PreparedName): number[] {
+    this.query += 1;
+    const q = this.query;
+    const touched: number[] = [];
+    const keyTokens = significant(carrier);
+    const { stamp, mask } = this;
+    const weights = carrier.weights;
+    const touch = (nameId: number, bits: number) => {
+      if (stamp[nameId] !== q) {
+        stamp[nameId] = q;
+        mask[nameId] = 0;
+        touched.push(nameId);
+      }
+      mask[nameId]! |= bits;
+    };
+    for (const i of keyTokens) {
+      if (i >= 30) break;
+      const bit = 1 << i;
+      for (const nameId of this.namesForToken(carrier.folded[i]!, carrier.skeletons[i]!)) touch(nameId, bit);
+    }
+    for (let a = 0; a < keyTokens.length; a++) {
+      for (let b = a + 1; b < keyTokens.length; b++) {
+        const ia = keyTokens[a]!;
+        const ib = keyTokens[b]!;
+        if (ia >= 30 || ib >= 30) continue;
+        const ids = this.nameKeys.get(`p${pairKey(carrier.folded[ia]!, carrier.folded[ib]!)}`);
+        if (ids) for (const id of ids) touch(id, (1 << ia) | (1 << ib));
+      }
+    }
+    const compact = this.nameKeys.get(`c${carrier.compact}`);
+    const allBits = (1 << Math.min(30, weights.length)) - 1;
+    if (compact) for (const id of compact) touch(id, allBits | (1 << 30));
+
+    // Upper bound of each candidate's score from the carrier tokens it shares; drop those that cannot reach the
+    // floor. Carrier trade words and particles may pair with the list's, so they count as shareable; at most as
+    // many list tokens as shareable carrier tokens can pair, so the list's lightest others are surely unmatched.
+    const ranked: Array<[number, number]> = [];
+    let genericWeight = 0;
+    let genericCount = 0;
+    for (let i = 0; i < weights.length; i++) {
+      if (weights[i]! <= GENERIC_WEIGHT) { genericWeight += weights[i]!; genericCount += 1; }
+    }
+    const carrierDenominator = carrier.total - genericWeight * GENERIC_DISCOUNT;
+    const cut = this.floor - 0.03 - 1e-9;
+    for (const id of touched) {
+      const prefix = this.lightestPrefix[id];
+      if (!prefix) continue;
+      // Identifying-token weight only: generic tokens were counted once above.
+      let shared = genericWeight;
+      let count = genericCount;
+      const bits = mask[id]!;
+      let listGeneric = this.genericTokens[id]!;
+      let looseShared = 0;
+      let looseCount = 0;
+      for (let i = 0; i < weights.length && i < 30; i++) {
+        if (weights[i]! <= GENERIC_WEIGHT) continue;
+        if (bits & (1 << i)) { shared += weights[i]!; count += 1; }
+        // Not shared by key, yet it may pair with a list trade word (MARITIMI / MARITIME) or be two list tokens
+        // glued together (BELTRANLEYVA): counted for the bound that filters, not for the rank.
+        else if (listGeneric > 0) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
+        else if (carrier.folded[i]!.length >= 7) { looseShared += weights[i]!; looseCount += 2; }
+      }
+      const listTotal = prefix[prefix.length - 1]!;
+      const bound = (sharedWith: number, countWith: number) => {
+        const unmatchedList = prefix[Math.max(0, prefix.length - 1 - countWith)]!;
+        const discount = this.individual[id] === 1 ? unmatchedList / 2 : 0;
+        return (sharedWith + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
+      };
+      const compactHit = (bits & (1 << 30)) !== 0;
+      if (!compactHit && bound(shared + looseShared, count + looseCount) < cut) continue;
+      ranked.push([id, compactHit ? 2 : bound(shared, count)]);
+    }
+    ranked.sort((x, y) => y[1] - x[1]);
+    this.work.queries += 1;
+    this.work.touched += touched.length;
+    this.work.scored += Math.min(ranked.length, MAX_SCORED);
+    return ranked.slice(0, MAX_SCORED).map(([id]) => id);
+  }
+
+  private toHit(
+    entry: EntryRecord, name: IndexedName, carrierName: string, field: string, score: number, exact: boolean, addressAgreed: string[],
+    confirmed: boolean, common: boolean, explanation: string,
+  ): WatchlistHit {
+    const hit: WatchlistHit = {
+      list: entry.list, entry_id: entry.entry_id, matched_name: name.display, carrier_name: carrierName, score, exact,
+      entity_type: name.individual ? 'individual' : 'entity',
+      agreed: [field, name.field, ...addressAgreed],
+      explanation: explanation.slice(0, EXPLANATION_MAX),
+    };
+    if (entry.note) hit.note = entry.note;
+    if (entry.programs && entry.programs.length > 0) hit.programs = entry.programs;
+    if (confirmed) hit.confirmed = true;
+    if (common) hit.common_name = true;
+    if (entry.uei) hit.uei = entry.uei;
+    const asOf = this.asOf.get(entry.list);
+    if (asOf) hit.list_as_of = asOf;
+    return hit;
   }
 }
 
-function toHit(entry: ListEntry, carrierName: string, score: number, exact: boolean): WatchlistHit {
-  const hit: WatchlistHit = {
-    list: entry.list, entry_id: entry.entry_id, matched_name: entry.name, carrier_name: carrierName, score, exact,
-  };
-  if (entry.note) hit.note = entry.note;
-  return hit;
+/**
+ * How weak a list name is as evidence: 'ordinary' when it has no identifying word (initials only: "B S
+ * COMPANY") or its identifying words are all ordinary carrier words or common person-name words (TIMBER
+ * CORPORATION, RAMIREZ Y CIA. LTDA.); 'short' when its one identifying word has fewer than five letters (a
+ * one-letter difference is then another word); null otherwise.
+ */
+function weakListName(listed: PreparedName): 'ordinary' | 'short' | null {
+  const identifying = listed.tokens.filter((token) => baseWeight(token) === null);
+  if (identifying.length === 0) return 'ordinary';
+  if (identifying.every((token) => COMMON_CARRIER_WORDS.has(token) || personTokenShare(token) >= COMMON_PERSON_TOKEN)) return 'ordinary';
+  if (identifying.length === 1 && identifying[0]!.length < 5) return 'short';
+  return null;
+}
+
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a} ${b}` : `${b} ${a}`;
+}
+
+/** A listed person's name inside a business name: the share of the person's name found, generic words aside. */
+function containmentScore(carrier: PreparedName, listed: PreparedName, pairs: Array<[number, number, number]>): number {
+  let numerator = 0;
+  let denominator = listed.total;
+  for (const [i, j, s] of pairs) {
+    numerator += s * listed.weights[j]!;
+    void i;
+  }
+  // Identifying carrier tokens outside the person's name dilute (MOREY HOLDINGS is generic; MOREY ACME is not).
+  const used = new Set(pairs.map(([i]) => i));
+  carrier.weights.forEach((w, i) => {
+    if (!used.has(i) && w > GENERIC_WEIGHT && w !== PARTICLE_WEIGHT && !BUSINESS_WORDS.has(carrier.tokens[i]!)) denominator += w;
+  });
+  return Math.min(0.999, numerator / Math.max(denominator, 1e-9));
+}
+
+/** Hits that would hard-stop sort first, then entities, then by score. */
+function decisiveRank(hit: WatchlistHit): number {
+  if (hit.list === 'dnu') return 3;
+  if (hit.entity_type === 'entity' || hit.confirmed) return hit.list === 'ofac_cons' ? 1 : 2;
+  return 0;
 }

@@ -45,25 +45,55 @@ function unamount(value: string | undefined): number | null {
   return value ? parseInt(value, 36) : null;
 }
 
-type EncodedHit = [number, string, string, string, number, 0 | 1, string?];
+/** Matcher evidence (src/match) under short keys; absent in records written before it. */
+interface EncodedEvidence {
+  t?: 'i' | 'e'; p?: string[]; a?: string[]; c?: 1; n?: 1; u?: string; d?: string; x?: string;
+}
+
+type EncodedHit = [number, string, string, string, number, 0 | 1, string?, EncodedEvidence?];
+
+function encodeEvidence(hit: WatchlistHit): EncodedEvidence | null {
+  if (hit.entity_type === undefined) return null;
+  const e: EncodedEvidence = { t: hit.entity_type === 'individual' ? 'i' : 'e' };
+  if (hit.programs?.length) e.p = hit.programs.slice(0, 6).map((p) => p.slice(0, 40));
+  if (hit.agreed?.length) e.a = hit.agreed;
+  if (hit.confirmed) e.c = 1;
+  if (hit.common_name) e.n = 1;
+  if (hit.uei) e.u = hit.uei;
+  if (hit.list_as_of) e.d = hit.list_as_of;
+  if (hit.explanation) e.x = hit.explanation.slice(0, 200);
+  return e;
+}
 
 function encodeHits(hits: WatchlistHit[]): string {
   if (hits.length === 0) return '';
   return JSON.stringify(hits.map((hit): EncodedHit => {
     const encoded: EncodedHit = [HIT_LISTS.indexOf(hit.list), hit.entry_id, hit.matched_name.slice(0, 80),
       hit.carrier_name.slice(0, 80), hit.score, hit.exact ? 1 : 0];
-    if (hit.note) encoded.push(hit.note.slice(0, 80));
+    const evidence = encodeEvidence(hit);
+    if (hit.note || evidence) encoded.push((hit.note ?? '').slice(0, 80));
+    if (evidence) encoded.push(evidence);
     return encoded;
   }));
 }
 
 function decodeHits(json: string): WatchlistHit[] {
   if (json === '') return [];
-  return (JSON.parse(json) as EncodedHit[]).map(([list, entryId, matched, carrierName, score, exact, note]) => {
+  return (JSON.parse(json) as EncodedHit[]).map(([list, entryId, matched, carrierName, score, exact, note, e]) => {
     const hit: WatchlistHit = {
       list: HIT_LISTS[list] ?? 'dnu', entry_id: entryId, matched_name: matched, carrier_name: carrierName, score, exact: exact === 1,
     };
     if (note) hit.note = note;
+    if (e?.t) {
+      hit.entity_type = e.t === 'i' ? 'individual' : 'entity';
+      if (e.p) hit.programs = e.p;
+      if (e.a) hit.agreed = e.a;
+      if (e.c === 1) hit.confirmed = true;
+      if (e.n === 1) hit.common_name = true;
+      if (e.u) hit.uei = e.u;
+      if (e.d) hit.list_as_of = e.d;
+      if (e.x) hit.explanation = e.x;
+    }
     return hit;
   });
 }

@@ -26,7 +26,8 @@ describe('normaliseName', () => {
     ['ACME TRUCKING LLC', 'ACME TRUCKING'],
     ['Ácme Trúcking Inc.', 'ACME TRUCKING'],
     ['The Acme Trucking Co', 'ACME TRUCKING'],
-    ['SUEX OTC, S.R.O.', 'SUEX OTC SRO'],
+    // s.r.o. is a Czech/Slovak legal form: stripped since issue 8's fuller legal-form list.
+    ['SUEX OTC, S.R.O.', 'SUEX OTC'],
     ['TNK TRADING INTERNATIONAL S.A.', 'TNK TRADING INTERNATIONAL'],
     ['Smith & Sons Corp', 'SMITH AND SONS'],
     ["O'Brien Freight Ltd", 'OBRIEN FREIGHT'],
@@ -48,13 +49,18 @@ describe('WatchlistIndex', () => {
   index.add({ list: 'ofac_sdn', entry_id: '10278', name: 'LOGAN MOREY, Elvis Angus', individual: true });
 
   it('finds a name that differs from an SDN entry only by punctuation and suffix: exact, score 1, with evidence', () => {
-    expect(index.match(['Bel Kap Steel, Inc.', null])).toEqual([{
+    // The token matcher adds evidence fields (entity type, agreed fields, explanation): matched as a subset since issue 8.
+    const hits = index.match(['Bel Kap Steel, Inc.', null]);
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({
       list: 'ofac_sdn', entry_id: '44525', matched_name: 'BEL-KAP-STEEL LLC', carrier_name: 'Bel Kap Steel, Inc.',
-      score: 1, exact: true, note: 'program BELARUS',
-    }]);
+      score: 1, exact: true, note: 'program BELARUS', entity_type: 'entity',
+    });
   });
   it('finds a similar name as a non-exact hit with its score', () => {
-    const [hit] = index.match(['KASPIAN CARGO TRADERS LLC']);
+    // Was "KASPIAN CARGO TRADERS": since issue 8 trade words (TRADERS/TRADING) are no evidence, so the spelling
+    // variant is in the identifying word instead.
+    const [hit] = index.match(['KASPAIN CARGO TRADING LLC']);
     expect(hit).toMatchObject({ list: 'ofac_sdn', entry_id: '990002', exact: false });
     expect(hit!.score).toBeGreaterThanOrEqual(0.92);
     expect(hit!.score).toBeLessThan(1);
@@ -66,11 +72,13 @@ describe('WatchlistIndex', () => {
   it('stays quiet for unrelated names and short generic ones', () => {
     expect(index.match(['HULL COOPERATIVE ASSOCIATION', 'ACE'])).toEqual([]);
   });
-  it('is fast enough for 1M carriers: blocking, not all-pairs', () => {
+  it('does bounded work per carrier: blocking, not all-pairs', () => {
+    // Was a 2 s wall-clock limit; timing lives in bench/match now, and this counts the work instead.
     const big = new WatchlistIndex();
-    for (let i = 0; i < 20_000; i++) big.add({ list: 'ofac_sdn', entry_id: String(i), name: `ENTITY ${i.toString(36).toUpperCase()} HOLDINGS ${i % 97}`, individual: false });
-    const started = performance.now();
-    for (let i = 0; i < 20_000; i++) big.match([`CARRIER ${i} TRUCKING LLC`, null]);
-    expect(performance.now() - started).toBeLessThan(2000);
-  });
+    for (let i = 0; i < 5_000; i++) big.add({ list: 'ofac_sdn', entry_id: String(i), name: `ENTITY ${i.toString(36).toUpperCase()} HOLDINGS ${i % 97}`, individual: false });
+    for (let i = 0; i < 2_000; i++) big.match([`CARRIER ${i} TRUCKING LLC`, null]);
+    expect(big.work.queries).toBe(2_000);
+    expect(big.work.scored / big.work.queries).toBeLessThan(5);
+    expect(big.work.touched / big.work.queries).toBeLessThan(300);
+  }, 20_000);
 });

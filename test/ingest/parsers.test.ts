@@ -199,7 +199,7 @@ describe('census', () => {
     const rows = [];
     for await (const row of readCensus(path, context(), new SourceStats())) rows.push(row);
     expect(rows).toEqual([{ row: 2, dot: 344554, legalName: 'HULL COOPERATIVE ASSOCIATION', dbaName: null, status: 'A', mcs150Date: '2025-04-29',
-      addDate: '1989-02-21', safetyRating: 'S', hazmat: false, mcs: [421775, 12892] }]);
+      addDate: '1989-02-21', safetyRating: 'S', hazmat: false, mcs: [421775, 12892], place: null }]);
   });
   it('a missing required column or a bad value aborts with file, row and field', async () => {
     const missing = await file('c1.csv', 'DOT_NUMBER,LEGAL_NAME\n1,A\n');

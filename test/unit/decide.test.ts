@@ -51,7 +51,8 @@ describe('decide: one row per reason', () => {
   const cases: Array<[Reason, DecisionInput, 'blocked' | 'conditional' | null]> = [
     ['do_not_use', found({ hits: [hit('dnu', true, 1)] }), 'blocked'],
     ['ofac_sdn_match', found({ hits: [hit('ofac_sdn', true, 1)] }), 'blocked'],
-    ['ofac_sdn_match', found({ hits: [hit('ofac_cons', true, 1)] }), 'blocked'],
+    // Consolidated (non-SDN) programs restrict, they do not block: their own review reason (issue 8).
+    ['ofac_consolidated_match', found({ hits: [hit('ofac_cons', true, 1)] }), 'conditional'],
     ['sam_exclusion', found({ hits: [hit('sam', true, 1)] }), 'blocked'],
     ['out_of_service_order', found({ oos_order: { since: daysAgo(3), reason: 'New Entrant Revoked - Refusal of Audit/No Contact' } }), 'blocked'],
     ['authority_not_active', found(authority({ status: 'inactive' })), 'blocked'],

@@ -11,7 +11,7 @@ import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 
 interface IngestCliOptions {
   census: string; authority: string[]; insurance?: string; insuranceHistory?: string; revocations?: string[]; oos?: string;
-  ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; sam?: string; dnu?: string;
+  ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; ofacAdd?: string; ofacConsAdd?: string; sam?: string; dnu?: string;
   asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean;
 }
 
@@ -42,6 +42,8 @@ export function register(program: Command): void {
     .option('--ofac-alt <file>', 'OFAC alt.csv (aliases of --ofac-sdn entries)')
     .option('--ofac-cons <file>', 'OFAC consolidated non-SDN cons_prim.csv')
     .option('--ofac-cons-alt <file>', 'OFAC cons_alt.csv (aliases of --ofac-cons entries)')
+    .option('--ofac-add <file>', 'OFAC add.csv (addresses of --ofac-sdn entries; used as matching evidence)')
+    .option('--ofac-cons-add <file>', 'OFAC cons_add.csv (addresses of --ofac-cons entries)')
     .option('--sam <file>', 'SAM.gov Exclusions Public V2 extract CSV (active records are used)')
     .option('--dnu <file>', 'do-not-use CSV: mc_number,reason,added_at,expires_at (merged with the Redis DNU list)')
     .option('--no-redis-dnu', 'do not merge the live Redis do-not-use list')
@@ -61,6 +63,7 @@ export function register(program: Command): void {
         census: options.census, authority: options.authority[0]!, secondAuthority: options.authority[1], insurance: options.insurance,
         insuranceHistory: options.insuranceHistory, revocations: options.revocations?.[0], secondRevocations: options.revocations?.[1], oos: options.oos,
         ofacSdn: options.ofacSdn, ofacAlt: options.ofacAlt, ofacCons: options.ofacCons, ofacConsAlt: options.ofacConsAlt,
+        ofacAdd: options.ofacAdd, ofacConsAdd: options.ofacConsAdd,
         sam: options.sam, dnu: options.dnu,
       };
       await withContext(async ({ config, redis, keys }) => {

@@ -17,6 +17,8 @@ export interface CensusRow {
   hazmat: boolean;
   /** MC dockets from DOCKET1..3 (FF/MX dropped). */
   mcs: number[];
+  /** Physical address (PHY_CITY/STATE/ZIP/COUNTRY when the file has them): watchlist matching evidence, not stored. */
+  place: { country: string; state: string; city: string; zip: string } | null;
 }
 
 export const CENSUS_REQUIRED = ['DOT_NUMBER', 'LEGAL_NAME', 'DBA_NAME', 'STATUS_CODE', 'MCS150_DATE', 'SAFETY_RATING',
@@ -72,5 +74,8 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: nu
     safetyRating: rating || null,
     hazmat: HAZMAT.test(fields.text('HM_IND')),
     mcs,
+    place: header.has('PHY_STATE')
+      ? { country: fields.text('PHY_COUNTRY'), state: fields.text('PHY_STATE'), city: fields.text('PHY_CITY'), zip: fields.text('PHY_ZIP') }
+      : null,
   };
 }

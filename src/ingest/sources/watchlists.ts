@@ -1,5 +1,9 @@
-// OFAC (SDN and consolidated non-SDN: prim + alt files, headerless, Latin-1, "-0-" nulls, CRLF, Ctrl-Z) and
-// SAM.gov Exclusions Public V2 (header row, active records only) loaded into the name-matching index.
+// OFAC (SDN and consolidated non-SDN: prim + alt + add files, headerless, Latin-1, "-0-" nulls, CRLF, Ctrl-Z) and
+// SAM.gov Exclusions Public V2 (header row, active records only) loaded into the name-matching index, with the
+// listed addresses (OFAC add.csv, SAM address columns), programs and identifiers the matcher uses as evidence.
+import { parseOfacPlace, place } from '../../match/address.js';
+import { classifyName } from '../../match/person-name.js';
+import { splitPrograms } from '../../match/programs.js';
 import type { ListEntry, WatchlistIndex } from '../../match/watchlist-index.js';
 import { readCsv } from '../csv.js';
 import { IngestError } from '../errors.js';
@@ -13,6 +17,7 @@ export interface OfacEntity {
 
 const OFAC_PRIM_FIELDS = 12;
 const OFAC_ALT_FIELDS = 5;
+const OFAC_ADD_FIELDS = 6;
 
 /** sdn.csv / cons_prim.csv: ent_num, SDN_Name, SDN_Type, Program, ... Vessels and aircraft are not carriers. */
 export async function loadOfacPrimary(
@@ -30,7 +35,7 @@ export async function loadOfacPrimary(
     if (type === 'vessel' || type === 'aircraft') { stats.skip(type); continue; }
     const entity = { individual: type === 'individual', program: cleanCell(cells[3]) };
     entities.set(id, entity);
-    index.add(ofacEntry(list, id, name, entity));
+    index.add(ofacEntry(list, id, name, entity, 'primary_name'));
   }
   return entities;
 }
@@ -47,12 +52,52 @@ export async function loadOfacAliases(
     const name = cleanCell(cells[3]);
     if (!entity) { stats.skip('alias of an entry not loaded'); continue; }
     if (name === '') { stats.skip('empty alias'); continue; }
-    index.add(ofacEntry(list, cleanCell(cells[0]), name, entity));
+    index.add(ofacEntry(list, cleanCell(cells[0]), name, entity, 'alias'));
   }
 }
 
-function ofacEntry(list: 'ofac_sdn' | 'ofac_cons', id: string, name: string, entity: OfacEntity): ListEntry {
-  return { list, entry_id: id, name, individual: entity.individual, note: entity.program ? `program ${entity.program}` : undefined };
+/**
+ * add.csv / cons_add.csv: Ent_num, Add_num, Address, City/State/Province/Postal Code, Country, Add_remarks.
+ * Load after the primary file: addresses of entries not loaded (vessels, aircraft) are skipped.
+ */
+export async function loadOfacAddresses(
+  file: string, list: 'ofac_sdn' | 'ofac_cons', index: WatchlistIndex, context: LoadContext, stats: SourceStats,
+): Promise<void> {
+  for await (const { row, cells } of readCsv(file, { encoding: 'latin1', onBytes: context.onBytes })) {
+    if (cells.length < OFAC_ADD_FIELDS - 1) throw new IngestError(file, row, null, `expected ${OFAC_ADD_FIELDS} fields, found ${cells.length}`);
+    stats.rows += 1;
+    const id = cleanCell(cells[0]);
+    if (!/^\d+$/.test(id)) throw new IngestError(file, row, 'Ent_num', `not an entry number: "${id}"`);
+    const country = cleanCell(cells[4]);
+    const cityStateZip = cleanCell(cells[3]);
+    if (country === '' && cityStateZip === '') { stats.skip('no place'); continue; }
+    if (!index.addPlace(list, id, parseOfacPlace(cityStateZip, country))) stats.skip('address of an entry not loaded');
+  }
+}
+
+function ofacEntry(list: 'ofac_sdn' | 'ofac_cons', id: string, name: string, entity: OfacEntity, field: 'primary_name' | 'alias'): ListEntry {
+  return {
+    list, entry_id: id, name, individual: entity.individual, name_field: field,
+    note: entity.program ? `program ${entity.program}` : undefined, programs: splitPrograms(entity.program),
+  };
+}
+
+/**
+ * SAM "Cross-Reference" cells name one or more related parties: "(also TERRA KLEAN SOLUTIONS INC., ANTONIO
+ * FLORES)", "(also VMC CONSTRUCTION, LLC, VMC CONSTRUCTION, LLC  DBA VICTOR TORRES CONSTRUCTION)". Commas
+ * separate names, except before a legal form, which belongs to the name before it; "DBA" separates two names.
+ */
+export function splitCrossReference(cell: string): string[] {
+  const inner = /\(\s*also\s+([^)]*)\)?/i.exec(cell)?.[1] ?? '';
+  const pieces = inner.split(',').map((piece) => piece.trim()).filter(Boolean);
+  const names: string[] = [];
+  for (const piece of pieces) {
+    if (names.length > 0 && /^(L\.?L\.?C|INC|LTD|CO|CORP|L\.?P|LLP|PLLC|P\.?C|S\.?A)\.?$/i.test(piece)) names[names.length - 1] += `, ${piece}`;
+    else names.push(piece);
+  }
+  const out: string[] = [];
+  for (const name of names) for (const part of name.split(/\s+D\/?B\/?A\s+/i)) if (part.trim()) out.push(part.trim());
+  return [...new Set(out)];
 }
 
 export interface SamLoadResult {
@@ -86,17 +131,31 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
     }
     const classification = fields.text('Classification');
     if (/^vessel$/i.test(classification)) { stats.skip('vessel'); continue; }
-    const person = [fields.text('First'), fields.text('Middle'), fields.text('Last')].filter(Boolean).join(' ');
+    const individual = /^individual$/i.test(classification);
+    const first = fields.text('First');
+    const last = fields.text('Last');
+    const person = [first, fields.text('Middle'), last].filter(Boolean).join(' ');
     const name = fields.text('Name') || person;
     if (name === '') { stats.skip('no name'); continue; }
     const id = fields.text('SAM Number') || `row${row}`;
-    const note = [classification, fields.text('Exclusion Type'), fields.text('Excluding Agency')].filter(Boolean).join('; ');
-    const entry: ListEntry = { list: 'sam', entry_id: id, name, individual: false, note };
+    const exclusionType = fields.text('Exclusion Type');
+    const note = [classification, exclusionType, fields.text('Excluding Agency')].filter(Boolean).join('; ');
+    const entry: ListEntry = {
+      list: 'sam', entry_id: id, name, individual, note, programs: exclusionType ? [exclusionType] : undefined,
+      uei: fields.text('Unique Entity ID') || undefined, name_field: 'primary_name',
+    };
     index.add(entry);
     if (person && person !== name) index.add({ ...entry, name: person });
-    // Firms named in a cross-reference ("(also TERRA KLEAN SOLUTIONS INC.)") are excluded along with the person.
-    const alias = /\(also ([^)]+)\)/i.exec(fields.text('Cross-Reference'))?.[1];
-    if (alias) index.add({ ...entry, name: alias.trim() });
+    // Sole proprietors often leave out a middle name: the first + last form is a name of the same person.
+    if (individual && first && last) index.add({ ...entry, name: `${first} ${last}` });
+    // Parties named in a cross-reference are excluded along with this one; each name is its own kind.
+    for (const related of splitCrossReference(fields.text('Cross-Reference'))) {
+      index.add({ ...entry, name: related, individual: classifyName(related) === 'person', name_field: 'cross_reference' });
+    }
+    index.addPlace('sam', id, place({
+      country: fields.text('Country'), state: fields.text('State / Province'), city: fields.text('City'), zip: fields.text('Zip Code'),
+    }));
   }
+  if (asOf) index.setListAsOf('sam', asOf);
   return { asOf };
 }

@@ -1,0 +1,273 @@
+// Token-level name scoring. Names are compared as bags of folded tokens, not as strings: each token of one
+// name is aligned with its most similar token of the other (order-insensitive, one-to-one, best pairs first),
+// and the score is the weighted share of both names' tokens that found a partner, times how similar the
+// partners are. Tokens left without a partner pull the score down by their weight, so "JOHN LEE" is far from
+// "LEE, John Michael Robert" and "ACME" alone is far from "ACME HOLDINGS INTERNATIONAL BANK". Weights are
+// low for particles (AL, DE), generic trade words (TRUCKING, TRADING) and tokens common in the lists or the
+// population (JOHN, MOHAMMAD), so the evidence a match rests on is its rare tokens. Numbers must agree:
+// "CHULUCANAS 200" is not "CHULUCANAS 2000".
+import { jaroWinkler } from './jaro-winkler.js';
+import { BUSINESS_WORDS, LEGAL_FORMS } from './name-tables.js';
+import { basicTokens, foldToken, isParticle, skeleton, stripForms } from './normalise.js';
+
+export interface PreparedName {
+  /** The name as written. */
+  display: string;
+  /** Tokens after normalisation (unfolded; for explanations and the person-name tables). */
+  tokens: string[];
+  folded: string[];
+  skeletons: string[];
+  weights: number[];
+  total: number;
+  /** Per folded token, a bit per letter it holds (a cheap test before Jaro-Winkler). */
+  masks: number[];
+  /** Folded tokens joined without spaces: "AL QAIDA" and "ALQAIDA" agree here. */
+  compact: string;
+  /** A legal form (LLC, S.A. DE C.V.) was present: the name is a business. */
+  hadLegalForm: boolean;
+}
+
+export type WeightOf = (folded: string, raw: string) => number;
+
+/** Words of no identity: particles weigh almost nothing, generic trade words little. */
+export const PARTICLE_WEIGHT = 0.15;
+export const GENERIC_WEIGHT = 0.2;
+/** Share of an unmatched carrier trade word's weight that is forgiven. */
+export const GENERIC_DISCOUNT = 0.9;
+const INITIAL_WEIGHT = 0.3;
+/** At most this many tokens of a name are compared (list names run to 20 tokens; the first ones identify). */
+const MAX_TOKENS = 10;
+
+export function baseWeight(raw: string): number | null {
+  if (isParticle(raw)) return PARTICLE_WEIGHT;
+  if (BUSINESS_WORDS.has(raw) || LEGAL_FORMS.has(raw)) return GENERIC_WEIGHT;
+  if (raw.length === 1) return INITIAL_WEIGHT;
+  return null;
+}
+
+export function prepareName(display: string, weightOf: WeightOf): PreparedName | null {
+  const { tokens: all, hadLegalForm } = stripForms(basicTokens(display));
+  const tokens = all.slice(0, MAX_TOKENS);
+  if (tokens.length === 0) return null;
+  const folded = tokens.map(foldToken);
+  const weights = folded.map((token, i) => weightOf(token, tokens[i]!));
+  return {
+    display, tokens, folded, skeletons: folded.map(skeleton), weights, masks: folded.map(letterMask),
+    total: weights.reduce((sum, w) => sum + w, 0), compact: folded.join(''), hadLegalForm,
+  };
+}
+
+const DIGITS = /^\d+$/;
+
+function letterMask(token: string): number {
+  let bits = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i) - 65;
+    if (c >= 0 && c < 26) bits |= 1 << c;
+  }
+  return bits;
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x; v !== 0; v &= v - 1) n += 1;
+  return n;
+}
+/** Highest score a non-exact match on a list name with one identifying token can reach (below any hard stop). */
+export const SINGLE_WORD_CAP = 0.94;
+
+function identifying(name: PreparedName): number {
+  let count = 0;
+  for (const token of name.tokens) if (baseWeight(token) === null) count += 1;
+  return count;
+}
+
+/** Similarity of two folded tokens, 0 when too different to be one word spelt two ways. */
+export function tokenSimilarity(a: string, b: string, skeletonA: string, skeletonB: string, person = false): number {
+  if (a === b) return 1;
+  if (a.length === 1 || b.length === 1) return a.length === 1 && b.length === 1 ? 0 : a[0] === b[0] ? 0.75 : 0;
+  // Two-letter tokens (JV, LI) only match exactly; three-letter ones only a spelling of the same frame and length
+  // (ALI / ALE / ALY); acronyms never fold (see foldToken). Numbers only match exactly.
+  if (a.length <= 2 || b.length <= 2) return 0;
+  if (a.length === 3 || b.length === 3) return a[0] === b[0] && vowelDifferences(a, b) === 1 ? 0.9 : 0;
+  const longer = Math.max(a.length, b.length);
+  if (Math.min(a.length, b.length) * 2 < longer) return 0;
+  const key = a < b ? `${a}|${b}|${person ? 1 : 0}` : `${b}|${a}|${person ? 1 : 0}`;
+  const cached = SIMILARITY_CACHE.get(key);
+  if (cached !== undefined) return cached;
+  const s = similarityUncached(a, b, skeletonA, skeletonB, person);
+  if (SIMILARITY_CACHE.size >= 500_000) SIMILARITY_CACHE.clear();
+  SIMILARITY_CACHE.set(key, s);
+  return s;
+}
+
+const SIMILARITY_CACHE = new Map<string, number>();
+
+const VOWEL = /[AEIOUY]/;
+
+/** Same length, differing only where both have a vowel (AMIR / AMER, SONG / SUNG): how many such places, else -1. */
+function vowelDifferences(a: string, b: string): number {
+  if (a.length !== b.length) return -1;
+  let differences = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    if (!VOWEL.test(a[i]!) || !VOWEL.test(b[i]!)) return -1;
+    differences += 1;
+  }
+  return differences;
+}
+
+function similarityUncached(a: string, b: string, skeletonA: string, skeletonB: string, person: boolean): number {
+  if (DIGITS.test(a) || DIGITS.test(b)) return 0;
+  // A vowel romanised differently is the commonest transliteration difference of all.
+  const vowels = vowelDifferences(a, b);
+  if (vowels === 1 && a.length >= 4) return 0.95;
+  if (vowels === 2 && a.length >= 6) return 0.93;
+  const raw = jaroWinkler(a, b);
+  let s = raw;
+  // Same consonant frame: a vowel romanised differently (HEZBOLLAH / HIZBALLAH, QAIDA / QAEDA). The longer the
+  // frame, the less likely two different words share it.
+  // Only words already alike (JW ≥ 0.85) are lifted: CROWN / CARVANA share a frame but are not one word.
+  if (skeletonA === skeletonB && raw >= 0.85) {
+    if (skeletonA.length >= 4) s = Math.max(s, 0.95);
+    else if (skeletonA.length === 3) s = Math.max(s, 0.93);
+    else if (skeletonA.length === 2) s = Math.max(s, 0.9);
+  }
+  // Trade words and legal forms pair only when nearly identical: TRUCKING is not TRADING, REEFER not REFINERY.
+  if ((GENERIC_TOKENS.has(a) || GENERIC_TOKENS.has(b)) && s < 0.93) return 0;
+  // Person names are short and many differ by one letter (HASSAN / GHASSAN / HOSSEIN are three names): a
+  // spelling variant must be close on its own, and a consonant frame of three letters is not enough.
+  if (person) {
+    if (skeletonA.length < 4) s = raw;
+    return s >= 0.93 ? s : 0;
+  }
+  return s >= 0.84 ? s : 0;
+}
+
+/** Folded forms of the trade words and legal forms. */
+const GENERIC_TOKENS = new Set([...BUSINESS_WORDS, ...LEGAL_FORMS].map(foldToken));
+
+export interface NameScore {
+  score: number;
+  /** Every token on both sides found an identical (folded) partner. */
+  exact: boolean;
+  pairs: Array<[number, number, number]>;
+  unmatchedCarrier: number[];
+  unmatchedList: number[];
+  numbersDisagree: boolean;
+  /** The names agree letter for letter once spaces are ignored ("ALQAIDA" / "AL QAIDA"). */
+  compactEqual: boolean;
+  /**
+   * Not exact, and the list name has one identifying word: never strong enough to block without a human
+   * ("ACME TRUCKING" / "ACME"); the caller caps the final score at SINGLE_WORD_CAP.
+   */
+  singleWord: boolean;
+}
+
+/**
+ * Scores a carrier name against a list name. `listIndividual`: a listed person's unmatched name parts count
+ * half, because a sole proprietor's legal name often leaves out middle names the list records.
+ */
+export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndividual: boolean): NameScore {
+  const n = carrier.folded.length;
+  const m = listed.folded.length;
+  const candidates: Array<[number, number, number]> = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < m; j++) {
+      const a = carrier.folded[i]!;
+      const b = listed.folded[j]!;
+      let s: number;
+      if (a === b) s = 1;
+      else {
+        // Two spellings of one word share most of their letters; skip Jaro-Winkler when they do not.
+        const ma = carrier.masks[i]!;
+        const mb = listed.masks[j]!;
+        if (popcount(ma & mb) * 3 < 2 * Math.max(popcount(ma), popcount(mb)) && carrier.skeletons[i] !== listed.skeletons[j]) continue;
+        s = tokenSimilarity(a, b, carrier.skeletons[i]!, listed.skeletons[j]!, listIndividual);
+      }
+      if (s > 0) candidates.push([i, j, s]);
+    }
+  }
+  candidates.sort((x, y) => y[2] - x[2] || (listed.weights[y[1]]! + carrier.weights[y[0]]!) - (listed.weights[x[1]]! + carrier.weights[x[0]]!));
+  const usedA = new Uint8Array(n);
+  const usedB = new Uint8Array(m);
+  const pairs: Array<[number, number, number]> = [];
+  let numerator = 0;
+  for (const [i, j, s] of candidates) {
+    if (usedA[i] || usedB[j]) continue;
+    usedA[i] = 1; usedB[j] = 1;
+    pairs.push([i, j, s]);
+    numerator += s * (carrier.weights[i]! + listed.weights[j]!);
+  }
+  // A token of one side written as two adjacent tokens of the other ("BELTRANLEYVA" / "BELTRAN LEYVA").
+  if (pairs.length < n && pairs.length < m) {
+    numerator += glue(carrier, listed, usedA, usedB, pairs, false) + glue(listed, carrier, usedB, usedA, pairs, true);
+  }
+  let denominator = numerator === 0 ? 1 : 0;
+  const unmatchedCarrier: number[] = [];
+  const unmatchedList: number[] = [];
+  for (let i = 0; i < n; i++) if (!usedA[i]) unmatchedCarrier.push(i);
+  for (let j = 0; j < m; j++) if (!usedB[j]) unmatchedList.push(j);
+  if (numerator > 0) {
+    denominator = carrier.total + listed.total;
+    // Carriers add trade words to names ("HEZBOLLAH TRUCKING"): an unmatched one of theirs costs almost nothing.
+    for (const i of unmatchedCarrier) if (carrier.weights[i]! <= GENERIC_WEIGHT) denominator -= carrier.weights[i]! * GENERIC_DISCOUNT;
+    if (listIndividual) for (const j of unmatchedList) denominator -= listed.weights[j]! / 2;
+  }
+  let score = numerator / denominator;
+  const exact = unmatchedCarrier.length === 0 && unmatchedList.length === 0 && pairs.every((pair) => pair[2] === 1);
+  const compactEqual = !exact && carrier.compact === listed.compact;
+  if (compactEqual) score = Math.max(score, 0.97);
+  // Numbers on both sides that do not pair up identically mean a different entity (PLANT 200 vs PLANT 2000).
+  const numbersA = carrier.folded.filter((t) => DIGITS.test(t)).sort().join(' ');
+  const numbersB = listed.folded.filter((t) => DIGITS.test(t)).sort().join(' ');
+  const numbersDisagree = numbersA !== '' && numbersB !== '' && numbersA !== numbersB;
+  if (numbersDisagree) score = Math.min(score, 0.5);
+  return {
+    score: exact ? 1 : Math.min(score, 0.999), exact, pairs, unmatchedCarrier, unmatchedList, numbersDisagree, compactEqual,
+    singleWord: !exact && identifying(listed) < 2,
+  };
+}
+
+/**
+ * Pairs an unused token of `one` with two unused tokens of `other` whose concatenation it is, within a typo
+ * ("BELTRANLEYVA" / "BELTRAN LEYVA", "AMIRKATRANGI" / "KATRANGI, Amir"): any two, in either order.
+ */
+function glue(one: PreparedName, other: PreparedName, usedOne: Uint8Array, usedOther: Uint8Array, pairs: Array<[number, number, number]>, swapped: boolean): number {
+  let gained = 0;
+  for (let i = 0; i < one.folded.length; i++) {
+    const token = one.folded[i]!;
+    if (usedOne[i] || token.length < 5) continue;
+    search: for (let j = 0; j < other.folded.length; j++) {
+      if (usedOther[j]) continue;
+      for (let k = 0; k < other.folded.length; k++) {
+        if (k === j || usedOther[k]) continue;
+        if (other.folded[j]!.length + other.folded[k]!.length !== token.length) continue;
+        if (other.weights[j]! <= GENERIC_WEIGHT || other.weights[k]! <= GENERIC_WEIGHT) continue;
+        const joined = other.folded[j]! + other.folded[k]!;
+        if (joined !== token) continue;
+        const s = 0.97;
+        usedOne[i] = 1; usedOther[j] = 1; usedOther[k] = 1;
+        pairs.push(swapped ? [j, i, s] : [i, j, s], swapped ? [k, i, s] : [i, k, s]);
+        gained += s * (one.weights[i]! + other.weights[j]! + other.weights[k]!);
+        break search;
+      }
+    }
+  }
+  return gained;
+}
+
+/** One short sentence on why the names scored as they did (stored with the hit, read by a reviewer). */
+export function explainScore(carrier: PreparedName, listed: PreparedName, result: NameScore): string {
+  const parts: string[] = [];
+  if (result.exact) parts.push(`all ${result.pairs.length} tokens agree`);
+  else if (result.compactEqual) parts.push('same letters, spacing differs');
+  else parts.push(`${result.pairs.length} of ${carrier.tokens.length}/${listed.tokens.length} tokens aligned`);
+  const differing = result.pairs.filter(([, , s]) => s < 1)
+    .map(([i, j, s]) => `${carrier.tokens[i]}~${listed.tokens[j]} ${s.toFixed(2)}`);
+  if (differing.length > 0) parts.push(`spelling ${differing.join(', ')}`);
+  if (result.unmatchedCarrier.length > 0) parts.push(`carrier only ${result.unmatchedCarrier.map((i) => carrier.tokens[i]).join(' ')}`);
+  if (result.unmatchedList.length > 0) parts.push(`list only ${result.unmatchedList.map((j) => listed.tokens[j]).join(' ')}`);
+  if (result.numbersDisagree) parts.push('numbers differ');
+  return parts.join('; ');
+}
