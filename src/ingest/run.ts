@@ -116,6 +116,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   const release = await acquireIngestLock(redis, keys);
   const version = newSnapshotVersion(nowMs);
   const writer = new SnapshotWriter(redis, keys, version);
+  let begun = false;
   try {
     const removedVersions = await cleanupSnapshots(redis, keys, nowMs, undefined, warn);
     await raiseListpackValueLimit(redis, warn);
@@ -132,6 +133,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census'), files: loaded.files });
 
     await writer.begin(nowMs);
+    begun = true;
     const censusStats = new SourceStats();
     const censusHash = new StreamingHash(() => undefined);
     const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs, censusHash);
@@ -174,7 +176,8 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       ...counts, warnings, removedVersions, durationMs: Date.now() - started,
     };
   } catch (error) {
-    await writer.abort().catch(() => undefined);
+    // Nothing to remove before begin(): refusals found while loading the side files leave Redis untouched.
+    if (begun) await writer.abort().catch(() => undefined);
     throw error;
   } finally {
     await release().catch(() => undefined);
