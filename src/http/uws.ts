@@ -2,10 +2,10 @@
 // request before the first await (the request object dies when the handler returns), register onAborted before
 // any await, cork every group of writes, and read bodies with a size cap.
 import { STATUS_CODES } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import { AppError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { logRequest, type Logger } from '../log.js';
 import { toProblem } from './problem.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -26,6 +26,12 @@ export interface HttpResponse {
   /** JSON-serialisable body (sent as JSON), a ready string, or a stream of chunks. */
   json?: unknown;
   text?: string;
+  /**
+   * The response's header lines after x-request-id, pre-joined (`name: value` separated by CRLF, no trailing
+   * CRLF), instead of `headers`. For hot routes that build the block once per state (the eligibility route: once
+   * per budget draw); the values must never hold a CR or LF from a request. Must include content-type.
+   */
+  headBlock?: string;
   stream?: AsyncIterable<string>;
   /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
   log?: Record<string, unknown>;
@@ -67,6 +73,17 @@ function statusLine(status: number): string {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+const NO_PARAMS: readonly string[] = Object.freeze([]);
+
+// Request ids for requests that bring none: a random per-process prefix and a counter. Unique across replicas
+// for practical purposes (48 random bits per process) and ~20 times cheaper than crypto.randomUUID (bench/micro:
+// ~20 ns vs ~430 ns); they only correlate log lines and records, they are not secrets.
+const REQUEST_ID_PREFIX = `r${randomBytes(6).toString('base64url')}.`;
+let requestSequence = 0;
+function newRequestId(): string {
+  requestSequence += 1;
+  return REQUEST_ID_PREFIX + requestSequence.toString(36);
+}
 /** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a declared enum with no runtime object in the package). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
@@ -80,6 +97,18 @@ interface Exchange {
 function writeResponse(exchange: Exchange, requestId: string, response: HttpResponse): Promise<void> {
   if (exchange.aborted) return Promise.resolve();
   const { res } = exchange;
+  const { headBlock } = response;
+  if (headBlock !== undefined && !response.stream) {
+    // One native call for the status line and every header instead of one per header (six on the eligibility
+    // route): uWS writes the status verbatim followed by CRLF, so the block rides along in it. The request id
+    // is checked against REQUEST_ID (no CR/LF) or generated here.
+    const body = response.text ?? JSON.stringify(response.json);
+    res.cork(() => {
+      res.writeStatus(`${statusLine(response.status)}\r\nx-request-id: ${requestId}\r\n${headBlock}`);
+      res.end(body);
+    });
+    return Promise.resolve();
+  }
   const head = (contentType: string) => {
     res.writeStatus(statusLine(response.status));
     res.writeHeader('x-request-id', requestId);
@@ -195,8 +224,12 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
       }
       const incomingId = headers['x-request-id'] ?? '';
       const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
-      const params: string[] = [];
-      for (let index = 0; index < paramCount; index += 1) params.push(req.getParameter(index) ?? '');
+      let params = NO_PARAMS;
+      if (paramCount > 0) {
+        const values: string[] = [];
+        for (let index = 0; index < paramCount; index += 1) values.push(req.getParameter(index) ?? '');
+        params = values;
+      }
       const request: HttpRequest = {
         method,
         path: req.getUrl(),
@@ -204,7 +237,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
         headers,
         params,
         body: EMPTY_BODY,
-        requestId: REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+        requestId: REQUEST_ID.test(incomingId) ? incomingId : newRequestId(),
       };
       inFlight += 1;
       void (async () => {
@@ -230,10 +263,10 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
           log.error({ err: error, request_id: request.requestId }, 'failed to write response');
         } finally {
           inFlight -= 1;
-          log.info({
+          logRequest(log, {
             request_id: request.requestId, method, path: request.path, status: response.status,
-            duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted, ...response.log,
-          }, 'request');
+            duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted,
+          }, response.log);
         }
       })();
     };

@@ -3,9 +3,10 @@
 import type { RedisClient } from '../redis/connection.js';
 import { randomFillSync } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { CarrierLookup } from '../core/carrier.js';
+import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { decide, type Decision } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
+import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { DecisionRecorder } from '../decisions/recorder.js';
 import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
@@ -45,8 +46,101 @@ export function isUnrecorded(verdict: Verdict): boolean {
   return unrecorded.has(verdict);
 }
 
+/**
+ * The verdict's JSON for one (carrier lookup, snapshot, rule set, do-not-use flag, decision), cut around the
+ * three fields that change per request (decision_id, evaluated_at, cache_hit). A cache-hot check re-runs
+ * decide() (its answer depends on the clock) and, when the decision is the same as the template's, reuses the
+ * template's decision objects and answers with head + id + middle + time + tail instead of JSON.stringify of a
+ * ~1 KB verdict with evidence (about 3 µs per request; bench/README.md). The evidence is a pure function of the
+ * same inputs (src/core/evidence.ts), so equal inputs and an equal decision mean equal evidence.
+ */
+interface VerdictTemplate {
+  lookup: CarrierLookup;
+  snapshot: SnapshotMeta;
+  ruleset: PublishedRuleSet;
+  onDoNotUseList: boolean;
+  mc: string;
+  decision: Decision;
+  head: string;
+  middle: string;
+  tailHit: string;
+  tailMiss: string;
+}
+
+/** Templates by the evidence object they reuse: serialiseVerdict finds a verdict's template in one lookup. */
+const templateByEvidence = new WeakMap<Evidence, VerdictTemplate>();
+
+function sameDecision(a: Decision, b: Decision): boolean {
+  if (a.eligible !== b.eligible || a.found !== b.found || a.tier !== b.tier || a.degraded !== b.degraded
+    || a.ruleset_version !== b.ruleset_version || a.data_as_of !== b.data_as_of || a.reasons.length !== b.reasons.length) return false;
+  for (let index = 0; index < a.reasons.length; index += 1) if (a.reasons[index] !== b.reasons[index]) return false;
+  if (a.carrier === null || b.carrier === null) return a.carrier === b.carrier;
+  return a.carrier.dot_number === b.carrier.dot_number && a.carrier.legal_name === b.carrier.legal_name
+    && a.carrier.dba_name === b.carrier.dba_name;
+}
+
+const ID_FIELD = '"decision_id":"';
+
+function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: PublishedRuleSet, onDoNotUseList: boolean, mc: string, decision: Decision): VerdictTemplate {
+  // decision_id, evaluated_at and cache_hit come before carrier and evidence in the verdict, and a JSON string
+  // value can never contain an unescaped quote, so the first occurrence of each marker is the field itself.
+  const json = JSON.stringify(toVerdictWith(decision, mc, '', '', false));
+  const id = json.indexOf(`${ID_FIELD}"`);
+  const time = json.indexOf('"evaluated_at":""');
+  const hit = json.indexOf('"cache_hit":false');
+  const head = json.slice(0, id + ID_FIELD.length);
+  const middle = json.slice(id + ID_FIELD.length, time + '"evaluated_at":"'.length);
+  const rest = json.slice(hit + '"cache_hit":false'.length);
+  const template: VerdictTemplate = {
+    lookup, snapshot, ruleset, onDoNotUseList, mc, decision, head, middle,
+    tailHit: `","cache_hit":true${rest}`, tailMiss: `","cache_hit":false${rest}`,
+  };
+  // The pieces must rebuild exactly what JSON.stringify gives; anything unexpected keeps the slow path.
+  if (id >= 0 && time >= 0 && hit >= 0 && head + middle + template.tailMiss === json) templateByEvidence.set(decision.evidence, template);
+  return template;
+}
+
+/**
+ * The verdict as JSON: from its template when it has one (see VerdictTemplate), else JSON.stringify. Both give
+ * the same bytes (test/unit/fast-path-differential.test.ts).
+ */
+export function serialiseVerdict(verdict: Verdict): string {
+  const template = templateByEvidence.get(verdict.evidence);
+  if (template === undefined || template.mc !== verdict.mc_number || template.decision.reasons !== verdict.reasons
+    || template.decision.carrier !== verdict.carrier || template.decision.eligible !== verdict.eligible
+    || template.decision.found !== verdict.found || template.decision.tier !== verdict.tier
+    || template.decision.degraded !== verdict.degraded || template.decision.ruleset_version !== verdict.ruleset_version
+    || template.decision.data_as_of !== verdict.data_as_of) {
+    return JSON.stringify(verdict);
+  }
+  return template.head + verdict.decision_id + template.middle + verdict.evaluated_at
+    + (verdict.cache_hit ? template.tailHit : template.tailMiss);
+}
+
+/** One verdict template per carrier lookup (it dies with the lookup when the carrier LRU drops it). */
+export class VerdictTemplates {
+  private readonly byLookup = new WeakMap<CarrierLookup, VerdictTemplate>();
+
+  /**
+   * The decision to answer with: the template's own objects when the fresh decision is the same as the
+   * template's (so serialiseVerdict can use its bytes), else the fresh one, which becomes the new template.
+   */
+  settle(decision: Decision, lookup: CarrierLookup | null, snapshot: SnapshotMeta | null, ruleset: PublishedRuleSet | null,
+    onDoNotUseList: boolean, mc: string): Decision {
+    if (!lookup || !snapshot || !ruleset || decision.degraded) return decision;
+    const template = this.byLookup.get(lookup);
+    if (template && template.snapshot === snapshot && template.ruleset === ruleset && template.onDoNotUseList === onDoNotUseList
+      && template.mc === mc && sameDecision(template.decision, decision)) {
+      return template.decision;
+    }
+    this.byLookup.set(lookup, makeTemplate(lookup, snapshot, ruleset, onDoNotUseList, mc, decision));
+    return decision;
+  }
+}
+
 export class EligibilityService {
   private readonly cache: LRUCache<string, CarrierLookup>;
+  private readonly templates = new VerdictTemplates();
   private readonly now: () => number;
   private readonly recorder: DecisionRecorder | null;
 
@@ -109,25 +203,30 @@ export class EligibilityService {
     }
     this.recorder?.noteSnapshot(snapshot);
     const nowMs = this.now();
-    const decision = decide({
-      lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
-      onDoNotUseList: this.state.doNotUse.has(mc, nowMs),
-    });
+    const onDoNotUseList = this.state.doNotUse.has(mc, nowMs);
+    const decision = this.templates.settle(decide({
+      lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs, onDoNotUseList,
+    }), lookup, snapshot, ruleset, onDoNotUseList, mc);
     return toVerdict(decision, mc, nowMs, cacheHit && !decision.degraded);
   }
 }
 
 export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHit: boolean): Verdict {
+  return toVerdictWith(decision, mc, decisionId(nowMs), isoMillis(nowMs), cacheHit);
+}
+
+/** The one place that orders the verdict's fields (the JSON templates above rely on this order). */
+function toVerdictWith(decision: Decision, mc: string, id: string, evaluatedAt: string, cacheHit: boolean): Verdict {
   return {
     eligible: decision.eligible,
     found: decision.found,
     tier: decision.tier,
     reasons: decision.reasons,
     degraded: decision.degraded,
-    decision_id: decisionId(nowMs),
+    decision_id: id,
     ruleset_version: decision.ruleset_version,
     data_as_of: decision.data_as_of,
-    evaluated_at: isoMillis(nowMs),
+    evaluated_at: evaluatedAt,
     cache_hit: cacheHit,
     mc_number: mc,
     carrier: decision.carrier,

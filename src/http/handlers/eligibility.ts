@@ -1,27 +1,21 @@
 // POST /v1/eligibility. Order of checks: 401 → 403 → 429 → 400/422 → verdict. Backend trouble at any step
 // becomes a 200 degraded verdict (eligible: false), never an error status.
-import { z } from 'zod';
+// Hot-path notes (issue 10, numbers in bench/README.md): the budget draw is joined without per-request
+// allocations (BudgetLimiter.enqueue/outcome), the response's header lines are pre-joined once per budget draw
+// (headBlock), the body takes the canonical-body fast path (eligibility-body.ts) and the verdict is written
+// from its JSON template (serialiseVerdict).
 import type { Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
-import { rateLimitHeaders, type BudgetLimiter } from '../../ratelimit/budget.js';
-import { isUnrecorded, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
+import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
+import { isUnrecorded, serialiseVerdict, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
-import { parseJsonBody } from '../json-body.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+import { parseEligibilityBody } from './eligibility-body.js';
+
+export { REFERENCE_MAX_CHARS } from './eligibility-body.js';
 
 export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
-/** A caller's own id for the check (load, tender), stored with the decision record. */
-export const REFERENCE_MAX_CHARS = 128;
-
-const MC_FORMAT_MESSAGE = 'must be 1–8 digits, optionally prefixed with MC, MC-, MC# or "MC "';
-
-const eligibilityRequest = z.object({
-  mc_number: z.string({ error: 'is required and must be a string' })
-    .refine((value) => normaliseMcNumber(value) !== null, { message: MC_FORMAT_MESSAGE }),
-  reference: z.string({ error: 'must be a string' })
-    .max(REFERENCE_MAX_CHARS, { message: `must be at most ${REFERENCE_MAX_CHARS} characters` }).optional(),
-});
 
 export interface EligibilityDeps {
   auth: Authenticator;
@@ -30,11 +24,30 @@ export interface EligibilityDeps {
   metrics: Metrics;
 }
 
-function verdictResponse(verdict: Verdict, headers: Record<string, string>, keyId: string | null, recorded: boolean): HttpResponse {
+const VERDICT_HEAD = 'content-type: application/json\r\ncache-control: no-store';
+/**
+ * The header lines of a verdict answered under a budget decision. A coalesced draw shares one decision object
+ * among all its requests, so the block is joined once per draw; uws.ts writes it with the status line in one
+ * native call instead of five writeHeader calls. Header values here are numbers and constants (no CR/LF).
+ */
+const headBlocks = new WeakMap<BudgetDecision, string>();
+
+export function verdictHeadBlock(budget: BudgetDecision | null): string {
+  if (budget === null) return VERDICT_HEAD;
+  let block = headBlocks.get(budget);
+  if (block === undefined) {
+    const limit = rateLimitHeaders(budget);
+    block = `${VERDICT_HEAD}\r\nratelimit-policy: ${limit['ratelimit-policy']}\r\nratelimit: ${limit.ratelimit}`;
+    headBlocks.set(budget, block);
+  }
+  return block;
+}
+
+function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
   return {
     status: 200,
-    headers: { 'cache-control': 'no-store', ...headers },
-    json: verdict,
+    headBlock: verdictHeadBlock(budget),
+    text: serialiseVerdict(verdict),
     log: {
       key_id: keyId, decision_id: verdict.decision_id, mc_number: verdict.mc_number, eligible: verdict.eligible,
       tier: verdict.tier, reasons: verdict.reasons, ruleset_version: verdict.ruleset_version,
@@ -53,27 +66,27 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
       const auth = await deps.auth.authenticate(request.headers['x-api-key'], 'eligibility', request.requestId);
       if (auth.kind === 'backend_unavailable') {
         // No key could be read, so no account to file a record under: this degraded verdict is logged only.
-        const { mc_number } = parseJsonBody(request.body, eligibilityRequest);
+        const { mc_number } = parseEligibilityBody(request.body);
         const verdict = await deps.eligibility.evaluate(normaliseMcNumber(mc_number) ?? mc_number, false);
         deps.metrics.countVerdict(verdict);
-        return verdictResponse(verdict, {}, null, false);
+        return verdictResponse(verdict, null, null, false);
       }
       const { key } = auth;
-      const budget = await deps.budget.consume(key.id, key.rate_per_minute);
-      const limitHeaders = rateLimitHeaders(budget);
+      const ticket = deps.budget.enqueue(key.id, key.rate_per_minute);
+      const budget = (await deps.budget.outcome(key.id)).decisionFor(ticket);
       if (!budget.allowed) {
         throw new AppError('rate_limited', `The budget of ${budget.limit} checks per minute is spent; retry later.`, {
-          headers: { 'retry-after': String(budget.retryAfterSeconds), ...limitHeaders },
+          headers: { 'retry-after': String(budget.retryAfterSeconds), ...rateLimitHeaders(budget) },
         });
       }
-      const { mc_number, reference } = parseJsonBody(request.body, eligibilityRequest);
+      const { mc_number, reference } = parseEligibilityBody(request.body);
       const mc = normaliseMcNumber(mc_number) ?? mc_number;
       const verdict = await deps.eligibility.check(mc, !budget.fromFallback, {
         kind: 'check', keyId: key.id, account: key.account, requestId: request.requestId, reference: reference ?? null,
         jobId: null, row: null,
       });
       deps.metrics.countVerdict(verdict);
-      return verdictResponse(verdict, limitHeaders, key.id, !isUnrecorded(verdict));
+      return verdictResponse(verdict, budget, key.id, !isUnrecorded(verdict));
     },
   };
 }

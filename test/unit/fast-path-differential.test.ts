@@ -1,0 +1,214 @@
+// The hot path's shortcuts against the general path they stand in for, on generated inputs (a small seeded
+// generator, so a failure names its seed and replays):
+// - body: the canonical-body fast path vs JSON.parse + zod (same value, or the fast path declines);
+// - verdict: template bytes (serialiseVerdict after VerdictTemplates.settle) vs JSON.stringify of the verdict
+//   decide() gives at that moment, over many checks of the same carriers at moving clock readings;
+// - headers: the pre-joined header block vs the header map the classic path wrote.
+// Equal body parse + equal verdict bytes + equal headers = the same answer (status, body, headers).
+import { describe, expect, it } from 'vitest';
+import type { CarrierLookup, CarrierRecord, SnapshotMeta, WatchlistHit } from '../../src/core/carrier.js';
+import { decide } from '../../src/core/decide.js';
+import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
+import { AppError } from '../../src/errors.js';
+import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
+import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
+import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
+import { serialiseVerdict, toVerdict, VerdictTemplates } from '../../src/verdict/eligibility.js';
+
+/** mulberry32: a tiny seeded PRNG, enough to generate test inputs reproducibly. */
+function prng(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
+  return { next, int, pick, chance: (p: number) => next() < p };
+}
+type Rng = ReturnType<typeof prng>;
+
+const digits = (rng: Rng, count: number) => Array.from({ length: count }, () => String(rng.int(0, 9))).join('');
+const ODD_TEXT = ['', ' ', 'MC', 'mc-', 'MC#', 'MC ', '١٢٣', '\\u0031', '\\"', '"', '\\', 'é', '\u2028', '0', '00000000', '-1', '1e3', '12a'];
+
+/** Bodies near the canonical one: most valid, many one edit away, some far off. */
+function body(rng: Rng): Buffer {
+  const mc = () => (rng.chance(0.2) ? rng.pick(ODD_TEXT) : '') + digits(rng, rng.int(0, 10)) + (rng.chance(0.1) ? rng.pick(ODD_TEXT) : '');
+  const string = (text: string) => (rng.chance(0.8) ? `"${text}"` : JSON.stringify(text));
+  const shapes = [
+    () => `{"mc_number":"${digits(rng, rng.int(1, 8))}"}`,
+    () => `{"mc_number":${string(mc())}}`,
+    () => `{ "mc_number" : "${digits(rng, rng.int(1, 8))}" }`,
+    () => `{"mc_number":"${digits(rng, rng.int(1, 8))}"}${rng.pick(['\n', ' ', '}', 'x', ''])}`,
+    () => `{"mc_number":"${digits(rng, rng.int(1, 8))}","reference":${string(rng.chance(0.2) ? 'x'.repeat(rng.int(120, 140)) : digits(rng, 4))}}`,
+    () => `{"reference":"r","mc_number":"${digits(rng, rng.int(1, 8))}"}`,
+    () => `{"mc_number":${rng.pick(['123', 'null', 'true', '["1"]', '{}', '"1"', '1.5'])}}`,
+    () => rng.pick(['', '{}', '[]', 'null', '{"mc_number":', '{"MC_NUMBER":"1"}', '{"mc_number":"1","mc_number":"2"}', '\u0000', '{"mc_number":"12"']),
+  ];
+  const text = rng.pick(shapes)();
+  const bytes = Buffer.from(text, 'utf8');
+  if (rng.chance(0.15) && bytes.length > 0) {
+    // One raw byte changed, inserted or removed (including bytes that are not valid UTF-8).
+    const at = rng.int(0, bytes.length - 1);
+    const value = rng.pick([0x22, 0x7d, 0x30, 0x39, 0x20, 0x5c, 0xff, 0xc3, rng.int(0, 255)]);
+    const edit = rng.int(0, 2);
+    if (edit === 0) bytes[at] = value;
+    else return edit === 1 ? Buffer.concat([bytes.subarray(0, at), Buffer.from([value]), bytes.subarray(at)]) : Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
+  }
+  return bytes;
+}
+
+/** What a parser answered: the value, or the client error (code, status, detail, field errors) it threw. */
+function outcome(parse: (input: Buffer) => unknown, input: Buffer): string {
+  try {
+    return JSON.stringify({ value: parse(input) });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return JSON.stringify({ error: error.kind, detail: error.message, errors: error.errors, headers: error.headers });
+  }
+}
+
+describe('canonical-body fast path', () => {
+  it('answers exactly as JSON.parse + zod on 20,000 generated bodies, and declines whatever it cannot prove', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const rng = prng(seed);
+      let fast = 0;
+      for (let index = 0; index < 5000; index += 1) {
+        const input = body(rng);
+        const general = outcome(parseEligibilityBodyGeneral, input);
+        const combined = outcome(parseEligibilityBody, input);
+        if (combined !== general) throw new Error(`seed ${seed} #${index}: body ${JSON.stringify(input.toString('latin1'))}: ${combined} vs ${general}`);
+        if (parseCanonicalBody(input) !== null) fast += 1;
+      }
+      // Both kinds of input were generated: the fast path was taken and declined many times.
+      expect(fast).toBeGreaterThan(500);
+      expect(fast).toBeLessThan(4500);
+    }
+  });
+
+  it('takes the canonical body and leaves every near miss to the general path', () => {
+    expect(parseCanonicalBody(Buffer.from('{"mc_number":"00123456"}'))).toEqual({ mc_number: '00123456' });
+    for (const miss of ['{"mc_number":"000"}', '{"mc_number":"123456789"}', '{"mc_number":""}', '{"mc_number":"12 "}', ' {"mc_number":"1"}', '{"mc_number":"1"} ']) {
+      expect(parseCanonicalBody(Buffer.from(miss))).toBeNull();
+    }
+  });
+});
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const NAMES = ['ACME "FAST" LLC', 'ÉLAN TRANSPORT', 'A\\B CARRIERS', '"decision_id":"x', '"cache_hit":false', 'Z\u2028Z', 'PLAIN INC'];
+
+function hit(rng: Rng): WatchlistHit {
+  return {
+    list: rng.pick(['ofac_sdn', 'ofac_cons', 'sam', 'dnu'] as const), entry_id: digits(rng, 4), matched_name: rng.pick(NAMES),
+    carrier_name: rng.pick(NAMES), score: rng.pick([0.8, 0.9, 0.95, 1]), exact: rng.chance(0.4),
+    ...(rng.chance(0.5) ? { note: rng.pick(NAMES) } : {}), ...(rng.chance(0.3) ? { programs: ['SDGT', rng.pick(NAMES)] } : {}),
+  };
+}
+
+function record(rng: Rng, mc: string): CarrierRecord {
+  const date = (spreadDays: number) => (rng.chance(0.3) ? null : isoDay(NOW + rng.int(-spreadDays, spreadDays) * DAY));
+  return {
+    mc, dot: rng.chance(0.1) ? null : digits(rng, 7), legal_name: rng.pick(NAMES), dba_name: rng.chance(0.5) ? null : rng.pick(NAMES),
+    usdot_status: rng.pick(['A', 'A', 'A', 'I', null]),
+    authority: {
+      status: rng.pick(['active', 'active', 'active', 'inactive', 'pending', 'none', 'unknown'] as const),
+      granted_on: rng.chance(0.1) ? null : isoDay(NOW - rng.int(0, 800) * DAY),
+      revocation_pending_on: rng.chance(0.85) ? null : rng.pick(['', isoDay(NOW + rng.int(-5, 5) * DAY)]),
+      revoked_on: rng.chance(0.9) ? null : date(10),
+    },
+    insurance: {
+      bipd_on_file_usd: rng.pick([null, 0, 500_000, 750_000, 1_000_000, 5_000_000]),
+      bipd_required_usd: rng.pick([null, 750_000, 1_000_000, 5_000_000]),
+      cancellation_effective_on: rng.chance(0.7) ? null : date(40),
+    },
+    hazmat: rng.chance(0.2), safety_rating: rng.pick(['S', 'S', 'C', 'U', null]),
+    mcs150_date: rng.chance(0.1) ? null : isoDay(NOW - rng.int(0, 900) * DAY),
+    oos_order: rng.chance(0.9) ? null : { since: date(100), reason: rng.pick(NAMES) },
+    hits: rng.chance(0.7) ? [] : Array.from({ length: rng.int(1, 3) }, () => hit(rng)),
+  };
+}
+
+function snapshotMeta(version: string, asOfMs: number): SnapshotMeta {
+  const asOf = new Date(asOfMs).toISOString();
+  const source = { present: true, as_of: asOf, rows: 10 };
+  return {
+    version, data_as_of: asOf, created_at: asOf, carrier_count: 10,
+    sources: { census: source, authority: source, insurance: source, oos: source, ofac_sdn: source, sam: source },
+  };
+}
+
+describe('verdict templates', () => {
+  it('give the bytes JSON.stringify gives for the verdict decide() gives now, over moving clocks and changing state', () => {
+    const rng = prng(7);
+    const templates = new VerdictTemplates();
+    const rulesets: PublishedRuleSet[] = [
+      { version: 1, published_at: '2026-01-01T00:00:00Z', rules: DEFAULT_RULE_SET },
+      { version: 2, published_at: '2026-02-01T00:00:00Z', rules: { ...DEFAULT_RULE_SET, safety: { ...DEFAULT_RULE_SET.safety, conditional: 'block' } } },
+    ];
+    const snapshots = [snapshotMeta('v1', NOW - 3600_000), snapshotMeta('v2', NOW - 40 * 3600_000)];
+    const lookups: Array<{ mc: string; lookup: CarrierLookup }> = Array.from({ length: 60 }, (_, index) => {
+      const mc = String(100 + index);
+      if (index % 10 === 0) return { mc, lookup: { kind: 'not_found' } };
+      if (index % 10 === 1) return { mc, lookup: { kind: 'ambiguous', mc, dot_numbers: ['1', '2'] } };
+      return { mc, lookup: { kind: 'found', record: record(rng, mc) } };
+    });
+    let reused = 0;
+    for (let step = 0; step < 6000; step += 1) {
+      const { mc, lookup } = rng.pick(lookups);
+      // Mostly near NOW (template reuse), sometimes days apart or near midnight (decisions that change with time).
+      const nowMs = NOW + rng.pick([0, rng.int(-1000, 1000), rng.int(-3, 3) * DAY, DAY / 2 + rng.int(-2, 2), rng.int(0, 40) * 3600_000]);
+      const ruleset = rng.chance(0.9) ? rulesets[0]! : rulesets[1]!;
+      const snapshot = rng.chance(0.9) ? snapshots[0]! : snapshots[1]!;
+      const onDoNotUseList = rng.chance(0.05);
+      const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs, onDoNotUseList };
+      const fresh = decide(input);
+      const used = templates.settle(decide(input), lookup, snapshot, ruleset, onDoNotUseList, mc);
+      if (used !== fresh && used.evidence !== fresh.evidence) reused += 1;
+      const cacheHit = rng.chance(0.8);
+      const verdict = toVerdict(used, mc, nowMs, cacheHit);
+      const expected = JSON.stringify({ ...toVerdict(fresh, mc, nowMs, cacheHit), decision_id: verdict.decision_id, evaluated_at: verdict.evaluated_at });
+      const bytes = serialiseVerdict(verdict);
+      if (bytes !== expected) throw new Error(`step ${step}, MC ${mc}, now ${new Date(nowMs).toISOString()}:\n${bytes}\n${expected}`);
+    }
+    expect(reused).toBeGreaterThan(1000);
+  });
+
+  it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
+    const templates = new VerdictTemplates();
+    const rng = prng(11);
+    const lookup: CarrierLookup = { kind: 'found', record: record(rng, '5') };
+    const ruleset = { version: 1, published_at: '', rules: DEFAULT_RULE_SET };
+    const snapshot = snapshotMeta('v', NOW);
+    const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const verdict = toVerdict(templates.settle(decide(input), lookup, snapshot, ruleset, false, '5'), '5', NOW, true);
+    const altered = { ...verdict, eligible: !verdict.eligible, mc_number: '6' };
+    expect(serialiseVerdict(altered)).toBe(JSON.stringify(altered));
+    expect(serialiseVerdict(verdict)).toBe(JSON.stringify(verdict));
+  });
+});
+
+describe('pre-joined header block', () => {
+  it('holds the header lines the header map held, in the same order', () => {
+    const rng = prng(5);
+    const lines = (block: string) => block.split('\r\n').map((line) => {
+      const colon = line.indexOf(': ');
+      return [line.slice(0, colon), line.slice(colon + 2)];
+    });
+    expect(lines(verdictHeadBlock(null))).toEqual([['content-type', 'application/json'], ['cache-control', 'no-store']]);
+    for (let index = 0; index < 500; index += 1) {
+      const budget: BudgetDecision = {
+        allowed: rng.chance(0.7), limit: rng.int(1, 10_000_000), remaining: rng.int(0, 10_000), retryAfterSeconds: rng.int(1, 60),
+        resetSeconds: rng.int(0, 60), fromFallback: rng.chance(0.1),
+      };
+      expect(lines(verdictHeadBlock(budget))).toEqual([
+        ['content-type', 'application/json'], ['cache-control', 'no-store'], ...Object.entries(rateLimitHeaders(budget)),
+      ]);
+      expect(verdictHeadBlock(budget)).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+    }
+  });
+});
