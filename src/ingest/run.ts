@@ -124,6 +124,9 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       files: options.files, today, nowMs, insuranceUnits: options.insuranceUnits ?? 'auto',
       useRedisDnu: options.useRedisDnu ?? true, progress, warn, sourceAsOf,
     });
+    for (const source of Object.keys(sourceAsOf) as SourceName[]) {
+      if (source !== 'census' && !loaded.freshness[source]) warn(`--as-of-source ${source} given, but no ${source} file was`);
+    }
     const force = options.force ?? false;
     const maxShrink = options.maxShrink ?? MAX_SHRINK;
     const current = await redis.get(keys.snapshotCurrent);
