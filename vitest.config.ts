@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/ingest/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/match/**/*.test.ts'],
         },
       },
       {

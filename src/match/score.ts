@@ -83,8 +83,12 @@ function identifying(name: PreparedName): number {
 }
 
 /** Similarity of two folded tokens, 0 when too different to be one word spelt two ways. */
+const ARTICLES = new Set(['AL', 'EL', 'UL', 'AD', 'ED', 'AS', 'AT', 'AN', 'AR', 'AZ', 'ES', 'ER', 'EZ']);
+
 export function tokenSimilarity(a: string, b: string, skeletonA: string, skeletonB: string, person = false): number {
   if (a === b) return 1;
+  // The Arabic article is written AL, EL, UL or assimilated (AD-, AS-, AR-): one word.
+  if (ARTICLES.has(a) && ARTICLES.has(b)) return 1;
   if (a.length === 1 || b.length === 1) return a.length === 1 && b.length === 1 ? 0 : a[0] === b[0] ? 0.75 : 0;
   // Two-letter tokens (JV, LI) only match exactly; three-letter ones only a spelling of the same frame and length
   // (ALI / ALE / ALY); acronyms never fold (see foldToken). Numbers only match exactly.
@@ -121,8 +125,8 @@ function similarityUncached(a: string, b: string, skeletonA: string, skeletonB: 
   if (DIGITS.test(a) || DIGITS.test(b)) return 0;
   // A vowel romanised differently is the commonest transliteration difference of all.
   const vowels = vowelDifferences(a, b);
-  if (vowels === 1 && a.length >= 4) return 0.95;
-  if (vowels === 2 && a.length >= 6) return 0.93;
+  if (vowels === 1 && a.length >= 4) return 0.96;
+  if (vowels === 2 && a.length >= 6) return 0.95;
   const raw = jaroWinkler(a, b);
   let s = raw;
   // Same consonant frame: a vowel romanised differently (HEZBOLLAH / HIZBALLAH, QAIDA / QAEDA). The longer the
@@ -212,7 +216,9 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
     denominator = carrier.total + listed.total;
     // Carriers add trade words to names ("HEZBOLLAH TRUCKING"): an unmatched one of theirs costs almost nothing.
     for (const i of unmatchedCarrier) if (carrier.weights[i]! <= GENERIC_WEIGHT) denominator -= carrier.weights[i]! * GENERIC_DISCOUNT;
-    if (listIndividual) for (const j of unmatchedList) denominator -= listed.weights[j]! / 2;
+    // Particles (AL, DE, Y) come and go between spellings on the list side too.
+    for (const j of unmatchedList) if (listed.weights[j]! <= PARTICLE_WEIGHT) denominator -= listed.weights[j]! * GENERIC_DISCOUNT;
+    if (listIndividual) for (const j of unmatchedList) if (listed.weights[j]! > PARTICLE_WEIGHT) denominator -= listed.weights[j]! / 2;
   }
   let score = numerator / denominator;
   const exact = unmatchedCarrier.length === 0 && unmatchedList.length === 0 && pairs.every((pair) => pair[2] === 1);

@@ -92,11 +92,17 @@ export function splitCrossReference(cell: string): string[] {
   const pieces = inner.split(',').map((piece) => piece.trim()).filter(Boolean);
   const names: string[] = [];
   for (const piece of pieces) {
-    if (names.length > 0 && /^(L\.?L\.?C|INC|LTD|CO|CORP|L\.?P|LLP|PLLC|P\.?C|S\.?A)\.?$/i.test(piece)) names[names.length - 1] += `, ${piece}`;
-    else names.push(piece);
+    // "LLC" or "LLC  DBA VICTOR TORRES CONSTRUCTION" after a comma: the form closes the name before it.
+    const form = /^(L\.?L\.?C|INC|LTD|CO|CORP|L\.?P|LLP|PLLC|P\.?C|S\.?A)\.?(?:\s+(.*))?$/i.exec(piece);
+    if (names.length > 0 && form) {
+      names[names.length - 1] += `, ${form[1]}`;
+      if (form[2]) names.push(form[2]);
+    } else names.push(piece);
   }
   const out: string[] = [];
-  for (const name of names) for (const part of name.split(/\s+D\/?B\/?A\s+/i)) if (part.trim()) out.push(part.trim());
+  for (const name of names) {
+    for (const part of name.replace(/^D\/?B\/?A\s+/i, '').split(/\s+D\/?B\/?A\s+/i)) if (part.trim()) out.push(part.trim());
+  }
   return [...new Set(out)];
 }
 
