@@ -18,6 +18,7 @@ import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
 import { LiveState } from './state/live-state.js';
+import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/wiring.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
 import { EligibilityService } from './verdict/eligibility.js';
 
@@ -77,6 +78,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     metricsRoute(parts.metrics),
     decisionsRoute({ auth: parts.auth, decisions: parts.decisions, log: parts.log }),
     ...batchApiRoutes(parts),
+    ...monitoringApiRoutes(parts),
   ];
 }
 
@@ -133,6 +135,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   }
   log.info({ port: http.port, host: config.HOST, metrics_port: metricsHttp?.port ?? http.port }, 'listening');
   const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
+  const monitoring = config.ROLE === 'api' ? null : startMonitoringWorker(parts);
   return {
     parts,
     http,
@@ -141,6 +144,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await http?.close(config.SHUTDOWN_GRACE_MS);
       await metricsHttp?.close(0);
       await batchWorker?.stop(config.SHUTDOWN_GRACE_MS);
+      await monitoring?.stop(config.SHUTDOWN_GRACE_MS);
       parts.state.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());
     },

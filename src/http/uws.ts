@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { logRequest, type Logger } from '../log.js';
 import { toProblem } from './problem.js';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface HttpRequest {
   method: Method;
@@ -250,7 +250,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
           }
           const declared = Number(headers['content-length'] ?? '0');
           if (declared > route.maxBodyBytes) throw new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`);
-          if (method === 'POST') request.body = await readBody(exchange, route.maxBodyBytes);
+          if (method === 'POST' || method === 'PUT') request.body = await readBody(exchange, route.maxBodyBytes);
           response = await route.handler(request);
         } catch (error) {
           if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
@@ -275,7 +275,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
   const patterns = new Map<string, Method[]>();
   for (const route of routes) {
     patterns.set(route.pattern, [...(patterns.get(route.pattern) ?? []), route.method]);
-    const register = { GET: app.get, POST: app.post, DELETE: app.del }[route.method].bind(app);
+    const register = { GET: app.get, POST: app.post, PUT: app.put, DELETE: app.del }[route.method].bind(app);
     register(route.pattern, serve(route, []));
   }
   for (const [pattern, methods] of patterns) app.any(pattern, serve(null, methods));

@@ -1,0 +1,278 @@
+// Monitoring endpoints (scope `monitoring`): watch list, webhook endpoints, pull feed. Everything is per
+// account: any key of the account sees the account's list, endpoints and events, and nothing else (another
+// account's endpoint id is the same 404 as an unknown one). Redis trouble is a 503 with Retry-After (these are
+// management calls; the fail-closed 200 rule is for verdicts).
+import { z } from 'zod';
+import type { StoredApiKey } from '../auth/api-key.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { normaliseMcNumber } from '../core/mc-number.js';
+import { AppError, type FieldError } from '../errors.js';
+import { parseJsonBody } from '../http/json-body.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { Logger } from '../log.js';
+import type { Verdict } from '../verdict/eligibility.js';
+import { decodeCursor, encodeCursor, type EventStore } from './event-store.js';
+import { EVENT_TYPES } from './events-model.js';
+import { checkWebhookUrl } from './ssrf.js';
+import { endpointView, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookStore } from './webhook-store.js';
+import type { WatchItem, WatchListStore } from './watchlist.js';
+
+export const MAX_WATCH_ROWS = 5000;
+const WATCH_BODY_LIMIT = 1024 * 1024;
+const SMALL_BODY_LIMIT = 16 * 1024;
+const UNAVAILABLE_RETRY_SECONDS = '5';
+const MAX_REF_CHARS = 256;
+
+export interface MonitoringRouteDeps {
+  auth: Authenticator;
+  watch: WatchListStore;
+  webhooks: WebhookStore;
+  events: EventStore;
+  /** The current verdict of a carrier (no decision record: a listing is not a decision). */
+  evaluate: (mc: string) => Promise<Verdict>;
+  maxWatched: number;
+  allowPrivateWebhooks: boolean;
+  log: Logger;
+}
+
+const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'Monitoring is temporarily unavailable; retry shortly.', {
+  cause, headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
+});
+
+function validation(detail: string, errors: FieldError[]): AppError {
+  return new AppError('validation_failed', detail, { errors });
+}
+
+function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = params.get(name);
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw validation(`Query parameter ${name} is out of range.`, [{ path: name, message: `must be an integer from ${min} to ${max}` }]);
+  }
+  return value;
+}
+
+/** Parses the watch-list bulk body in the batch style: shape, emptiness, size, then the rows one by one. */
+export function parseWatchItems(body: unknown): WatchItem[] {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(body) || !Array.isArray(body.items)) {
+    throw validation('The body must be a JSON object with an "items" array.', [{ path: isObject(body) ? 'items' : '(body)', message: 'must be an array of row objects' }]);
+  }
+  const items: unknown[] = body.items;
+  if (items.length === 0) throw new AppError('roster_empty', 'The watch list import has no rows; send 1 to 5000.');
+  if (items.length > MAX_WATCH_ROWS) throw new AppError('roster_too_large', `The import has ${items.length} rows; at most ${MAX_WATCH_ROWS} are accepted per request.`);
+  const errors: FieldError[] = [];
+  let invalid = 0;
+  const rows = items.map((item, index): WatchItem | null => {
+    const fail = (path: string, message: string) => {
+      invalid += 1;
+      if (errors.length < 20) errors.push({ path, message });
+      return null;
+    };
+    if (!isObject(item)) return fail(`items.${index}`, 'must be an object');
+    const mc = typeof item.mc === 'string' ? normaliseMcNumber(item.mc) : null;
+    if (mc === null) return fail(`items.${index}.mc`, 'must be an MC number: 1-8 digits, optional MC prefix');
+    const ref = item.ref;
+    if (ref !== undefined && ref !== null && (typeof ref !== 'string' || ref.length > MAX_REF_CHARS)) {
+      return fail(`items.${index}.ref`, `must be a string of at most ${MAX_REF_CHARS} characters`);
+    }
+    return { mc, ref: typeof ref === 'string' ? ref : null };
+  });
+  if (invalid > 0) throw validation(`${invalid} row(s) of the watch list import are invalid.`, errors);
+  return rows as WatchItem[];
+}
+
+const webhookBody = z.object({
+  url: z.string().max(2048),
+  event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
+  description: z.string().max(256).nullable().optional(),
+});
+
+const replayBody = z.union([
+  z.object({ event_id: z.string().min(1).max(64) }),
+  z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }).optional() }),
+]);
+
+export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
+  async function authorise(request: HttpRequest): Promise<StoredApiKey> {
+    const result = await deps.auth.authenticate(request.headers['x-api-key'], 'monitoring', request.requestId);
+    if (result.kind === 'backend_unavailable') throw unavailable();
+    return result.key;
+  }
+
+  /** Runs a handler body; Redis failures become 503, AppErrors pass through. */
+  const route = (method: Route['method'], pattern: string, maxBodyBytes: number,
+    act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>): Route => ({
+    method, pattern, maxBodyBytes,
+    async handler(request) {
+      const key = await authorise(request);
+      try {
+        const response = await act(key, request);
+        return { ...response, headers: { 'cache-control': 'no-store', ...response.headers }, log: { key_id: key.id, ...response.log } };
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        deps.log.warn({ err: error, request_id: request.requestId }, 'monitoring storage unavailable');
+        throw unavailable(error);
+      }
+    },
+  });
+
+  const mcParam = (request: HttpRequest): string => {
+    const mc = normaliseMcNumber(decodeURIComponent(request.params[0] ?? ''));
+    if (mc === null) throw validation('The path does not name a valid MC number.', [{ path: 'mc', message: 'must be 1-8 digits with an optional MC prefix' }]);
+    return mc;
+  };
+
+  const addOrFail = async (key: StoredApiKey, items: WatchItem[]) => {
+    const result = await deps.watch.add(key.account, items, deps.maxWatched);
+    if (result.kind === 'limit') {
+      throw new AppError('validation_failed', `The account watches ${result.count} carriers; the limit is ${result.limit}.`, {
+        errors: [{ path: 'items', message: `would exceed the per-account limit of ${result.limit} watched carriers` }],
+        extensions: { watched: result.count, limit: result.limit },
+      });
+    }
+    return result;
+  };
+
+  const endpointOf = async (key: StoredApiKey, request: HttpRequest) => {
+    const endpoint = await deps.webhooks.get(key.account, request.params[0] ?? '');
+    if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id exists for this account.');
+    return endpoint;
+  };
+
+  return [
+    route('PUT', '/v1/watchlist/:mc', SMALL_BODY_LIMIT, async (key, request) => {
+      const mc = mcParam(request);
+      let ref: string | null = null;
+      if (request.body.length > 0) ref = parseJsonBody(request.body, z.object({ ref: z.string().max(MAX_REF_CHARS).nullable().optional() })).ref ?? null;
+      const result = await addOrFail(key, [{ mc, ref }]);
+      return { status: result.added > 0 ? 201 : 200, json: { mc, watching: true, added: result.added > 0 }, log: { mc } };
+    }),
+    route('DELETE', '/v1/watchlist/:mc', 0, async (key, request) => {
+      const mc = mcParam(request);
+      if (!await deps.watch.remove(key.account, mc)) throw new AppError('not_found', 'This account does not watch this carrier.');
+      return { status: 204, text: '', log: { mc } };
+    }),
+    route('POST', '/v1/watchlist', WATCH_BODY_LIMIT, async (key, request) => {
+      const items = parseWatchItems(parseJsonBody(request.body, z.unknown()));
+      const result = await addOrFail(key, items);
+      return { status: 200, json: { added: result.added, already_watched: result.already, watched: await deps.watch.count(key.account) }, log: { rows: items.length } };
+    }),
+    route('GET', '/v1/watchlist', 0, async (key, request) => {
+      const params = new URLSearchParams(request.query);
+      const limit = intParam(params, 'limit', 100, 1, 500);
+      const afterRaw = params.get('after');
+      const after = afterRaw === null ? null : normaliseMcNumber(afterRaw);
+      if (afterRaw !== null && after === null) throw validation('Query parameter after is not a cursor of this list.', [{ path: 'after', message: 'must be the next_cursor of a previous page' }]);
+      const page = await deps.watch.page(key.account, after, limit);
+      const verdicts = await Promise.all(page.items.map((item) => deps.evaluate(item.mc)));
+      return {
+        status: 200,
+        json: {
+          items: page.items.map((item, index) => {
+            const verdict = verdicts[index] as Verdict;
+            return {
+              ...item,
+              verdict: {
+                eligible: verdict.eligible, tier: verdict.tier, reasons: verdict.reasons, degraded: verdict.degraded,
+                ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of, dot_number: verdict.carrier?.dot_number ?? null,
+                legal_name: verdict.carrier?.legal_name ?? null,
+              },
+            };
+          }),
+          watched: await deps.watch.count(key.account),
+          next_cursor: page.next,
+        },
+      };
+    }),
+
+    route('POST', '/v1/webhooks', SMALL_BODY_LIMIT, async (key, request) => {
+      const body = parseJsonBody(request.body, webhookBody);
+      const checked = await checkWebhookUrl(body.url, deps.allowPrivateWebhooks);
+      if (!checked.ok) throw validation('The webhook URL is not acceptable.', [{ path: 'url', message: checked.problem }]);
+      // Deliveries start with the events stored from now on (a replay reaches back into the retention window).
+      const start = (await deps.events.newestId(key.account)) ?? '0-0';
+      const created = await deps.webhooks.create(key.account, {
+        url: checked.url.toString(), event_types: body.event_types ?? [], description: body.description ?? null,
+      }, start);
+      if (!created) {
+        throw validation(`An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints.`, [{ path: '(body)', message: 'endpoint limit reached' }]);
+      }
+      return { status: 201, json: { ...endpointView(created.endpoint), secret: created.secret }, log: { endpoint: created.endpoint.id } };
+    }),
+    route('GET', '/v1/webhooks', 0, async (key) => ({
+      status: 200, json: { items: (await deps.webhooks.list(key.account)).map(endpointView) },
+    })),
+    route('GET', '/v1/webhooks/:id', 0, async (key, request) => {
+      const endpoint = await endpointOf(key, request);
+      const state = await deps.webhooks.state(key.account, endpoint.id);
+      return {
+        status: 200,
+        json: {
+          ...endpointView(endpoint),
+          delivery: {
+            cursor: encodeCursor(state.cursor), failing_attempts: state.attempt,
+            next_attempt_at: state.nextAt > 0 ? new Date(state.nextAt).toISOString() : null,
+            failing_since: state.firstFailedAt > 0 ? new Date(state.firstFailedAt).toISOString() : null,
+          },
+        },
+      };
+    }),
+    route('DELETE', '/v1/webhooks/:id', 0, async (key, request) => {
+      const endpoint = await endpointOf(key, request);
+      await deps.webhooks.remove(key.account, endpoint.id);
+      return { status: 204, text: '', log: { endpoint: endpoint.id } };
+    }),
+    route('POST', '/v1/webhooks/:id/rotate-secret', SMALL_BODY_LIMIT, async (key, request) => {
+      const rotated = await deps.webhooks.rotate(await endpointOf(key, request));
+      return { status: 200, json: { ...endpointView(rotated.endpoint), secret: rotated.secret }, log: { endpoint: rotated.endpoint.id } };
+    }),
+    route('POST', '/v1/webhooks/:id/enable', SMALL_BODY_LIMIT, async (key, request) => {
+      const endpoint = await endpointOf(key, request);
+      const state = await deps.webhooks.state(key.account, endpoint.id);
+      await deps.webhooks.saveState(key.account, endpoint.id, { ...state, attempt: 0, nextAt: 0, firstFailedAt: 0 });
+      return { status: 200, json: endpointView(await deps.webhooks.setStatus(endpoint, 'active', null)) };
+    }),
+    route('GET', '/v1/webhooks/:id/deliveries', 0, async (key, request) => {
+      const endpoint = await endpointOf(key, request);
+      const limit = intParam(new URLSearchParams(request.query), 'limit', 100, 1, 1000);
+      return { status: 200, json: { items: await deps.webhooks.readLog(key.account, endpoint.id, limit) } };
+    }),
+    route('POST', '/v1/webhooks/:id/replay', SMALL_BODY_LIMIT, async (key, request) => {
+      const endpoint = await endpointOf(key, request);
+      const body = parseJsonBody(request.body, replayBody);
+      let ids: string[];
+      if ('event_id' in body) {
+        const found = await deps.events.byId(key.account, body.event_id);
+        if (!found) throw new AppError('not_found', 'No event with this id is kept for this account.');
+        ids = [found.streamId];
+      } else {
+        const to = body.to ? Date.parse(body.to) : Date.now();
+        ids = (await deps.events.range(key.account, Date.parse(body.from), to, 10_000)).map((entry) => entry.streamId);
+      }
+      await deps.webhooks.queueReplay(key.account, endpoint.id, ids);
+      return { status: 202, json: { queued: ids.length }, log: { endpoint: endpoint.id, replay: ids.length } };
+    }),
+
+    route('GET', '/v1/events', 0, async (key, request) => {
+      const params = new URLSearchParams(request.query);
+      const limit = intParam(params, 'limit', 100, 1, 1000);
+      const afterRaw = params.get('after');
+      const after = afterRaw === null || afterRaw === '' ? null : decodeCursor(afterRaw);
+      if (afterRaw !== null && afterRaw !== '' && after === null) {
+        throw validation('Query parameter after is not a cursor of this feed.', [{ path: 'after', message: 'must be a next_cursor (or an event cursor) this feed returned' }]);
+      }
+      const entries = await deps.events.after(key.account, after, limit);
+      const last = entries[entries.length - 1];
+      return {
+        status: 200,
+        json: {
+          events: entries.map((entry) => entry.event),
+          next_cursor: last ? encodeCursor(last.streamId) : afterRaw || (await deps.events.newestId(key.account).then((id) => (id ? encodeCursor(id) : null))),
+          has_more: entries.length === limit,
+        },
+      };
+    }),
+  ];
+}

@@ -1,0 +1,86 @@
+// Builds the monitoring feature from the composition root's parts: the API routes (request-path connection),
+// and in the worker role the change detector (one leader at a time) and the webhook deliverers, both on
+// patient connections of their own (a worker waits through Redis restarts rather than failing fast).
+import type { Authenticator } from '../auth/authenticate.js';
+import type { Config } from '../config.js';
+import { DecisionRecorder } from '../decisions/recorder.js';
+import type { Logger } from '../log.js';
+import type { LiveState } from '../state/live-state.js';
+import type { RedisKeys } from '../store/keys.js';
+import type { EligibilityService } from '../verdict/eligibility.js';
+import type { Route } from '../http/uws.js';
+import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
+import { WebhookDeliverer } from './delivery.js';
+import { ChangeDetector, DetectorLoop } from './detector.js';
+import { EventStore } from './event-store.js';
+import { monitoringKeys } from './keys.js';
+import { monitoringRoutes } from './routes.js';
+import { WebhookSender } from './sender.js';
+import { WatchListStore } from './watchlist.js';
+import { WebhookStore } from './webhook-store.js';
+
+/** What the composition root hands the feature (it never imports the root itself). */
+export interface MonitoringParts {
+  config: Config;
+  log: Logger;
+  keys: RedisKeys;
+  redis: RedisClient;
+  state: LiveState;
+  auth: Authenticator;
+  eligibility: EligibilityService;
+}
+
+function stores(parts: MonitoringParts, redis: RedisClient) {
+  const mkeys = monitoringKeys(parts.config.REDIS_PREFIX);
+  return {
+    mkeys,
+    watch: new WatchListStore(redis, mkeys),
+    webhooks: new WebhookStore(redis, mkeys),
+    events: new EventStore(redis, mkeys, parts.config.MONITORING_EVENT_RETENTION_DAYS * 86_400_000),
+  };
+}
+
+export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
+  const { watch, webhooks, events } = stores(parts, parts.redis);
+  return monitoringRoutes({
+    auth: parts.auth, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
+    maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
+  });
+}
+
+export interface RunningMonitoring {
+  detector: DetectorLoop;
+  deliverer: WebhookDeliverer;
+  stop(graceMs: number): Promise<void>;
+}
+
+export function startMonitoringWorker(parts: MonitoringParts): RunningMonitoring {
+  const { config, log, keys } = parts;
+  const redis = createRedis(redisTarget(config), 'background');
+  const { mkeys, watch, webhooks, events } = stores(parts, redis);
+  const recorder = config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
+    retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
+  });
+  const detector = new DetectorLoop(new ChangeDetector({
+    redis, keys, mkeys, state: parts.state, watch, events, recorder, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, log,
+  }), redis, mkeys.leader, mkeys.accounts, config.MONITORING_POLL_MS, log);
+  const sender = new WebhookSender(config.WEBHOOK_ALLOW_PRIVATE, config.WEBHOOK_TIMEOUT_MS);
+  const deliverer = new WebhookDeliverer({
+    redis, mkeys, store: webhooks, events, sender, log,
+    retryWindowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    // Longer than one attempt can take, so a live worker never loses its endpoint to another mid-send.
+    leaseMs: config.WEBHOOK_TIMEOUT_MS * 3, pollMs: Math.min(200, config.MONITORING_POLL_MS), concurrency: 32,
+  });
+  detector.start();
+  deliverer.start();
+  return {
+    detector,
+    deliverer,
+    async stop(graceMs) {
+      await detector.stop().catch(() => undefined);
+      await deliverer.stop(graceMs);
+      sender.close();
+      redis.disconnect();
+    },
+  };
+}
