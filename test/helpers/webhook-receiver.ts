@@ -16,6 +16,8 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
+  /** webhook-ids in the order their requests arrived (before any answer). */
+  arrived: string[];
   /** Verified and accepted (2xx) deliveries. */
   accepted(): Received[];
   /** Decides the answer per request (default 200); may delay. */
@@ -36,7 +38,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 export async function startReceiver(): Promise<Receiver> {
   const attempts = new Map<string, number>();
   const receiver: Receiver = {
-    url: '', received: [], secrets: [],
+    url: '', received: [], arrived: [], secrets: [],
     accepted: () => receiver.received.filter((item) => item.verified && item.status >= 200 && item.status < 300),
     respond: () => ({ status: 200 }),
     close: () => new Promise((resolve) => {
@@ -52,6 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
         'webhook-timestamp': String(request.headers['webhook-timestamp'] ?? ''),
         'webhook-signature': String(request.headers['webhook-signature'] ?? ''),
       };
+      receiver.arrived.push(headers['webhook-id']);
       let verified = false;
       for (const secret of receiver.secrets) {
         try {
