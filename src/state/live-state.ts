@@ -21,6 +21,8 @@ export interface LiveStateListener {
   onKeyEpochChange(): void;
 }
 
+const DATA_MISSING_MESSAGE = 'Redis answers but holds no deployment mark: either Redis lost its data or this deployment was never set up (seed/ingest/keys create/rules publish); verdicts are degraded (backend_unavailable)';
+
 /** Change-log entries read per round trip while catching up. */
 const DNU_LOG_PAGE = 5000;
 
@@ -66,7 +68,13 @@ export class LiveState {
   /** First poll (awaited, so a replica starts with whatever state Redis has), then the periodic loop. */
   async start(): Promise<void> {
     await this.poll();
-    this.log.info(this.summary(), 'replica state at start-up');
+    // The start-up line is the first state; from here on every change of it is logged once.
+    const summary = this.summary();
+    this.lastCondition = JSON.stringify(summary.problems);
+    const level = this.backend === 'data_missing' ? 'error' : 'info';
+    this.log[level]({ event: 'replica_state', ...summary }, this.backend === 'data_missing'
+      ? `replica state at start-up: ${DATA_MISSING_MESSAGE}`
+      : 'replica state at start-up');
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
   }
@@ -106,7 +114,7 @@ export class LiveState {
   }
 
   /** A one-line summary of what this replica serves (start-up log, and the state-change lines). */
-  summary(): Record<string, unknown> {
+  summary(): { problems: string[] } & Record<string, unknown> {
     return {
       backend: this.backend,
       problems: this.problems(),
@@ -128,19 +136,19 @@ export class LiveState {
   }
 
   private logCondition(cause: unknown): void {
+    if (this.lastCondition === null) return; // not started: the start-up line reports the first state
     const problems = this.problems();
     const key = JSON.stringify(problems);
     if (key === this.lastCondition) return;
-    const first = this.lastCondition === null;
     this.lastCondition = key;
     const line = { event: 'replica_state', ...this.summary(), ...(cause ? { err: cause } : {}) };
     if (problems.includes('redis_data_missing')) {
       this.log.error(line, this.sawMark
         ? 'REDIS APPEARS TO HAVE LOST ITS DATA: the deployment mark is gone; every verdict is degraded (backend_unavailable) until the data is restored or re-created'
-        : 'Redis answers but holds no deployment mark: either Redis lost its data or this deployment was never set up (seed/ingest/keys create/rules publish); verdicts are degraded (backend_unavailable)');
+        : DATA_MISSING_MESSAGE);
     } else if (problems.length > 0) {
       this.log.warn(line, `replica degraded: ${problems.join(', ')}`);
-    } else if (!first) {
+    } else {
       this.log.info(line, 'replica recovered: verdicts are being given');
     }
   }
