@@ -5,13 +5,18 @@
 // bytes, recorder CPU per record, and Redis memory per day at 1k / 10k / 50k checks/s for the retention window.
 //
 //   node --import tsx bench/decision-bytes.ts [--records 200000] [--per-turn 100] [--retention-days 30]
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '../src/auth/api-key.js';
 import type { CarrierRecord, SnapshotMeta } from '../src/core/carrier.js';
 import { decide } from '../src/core/decide.js';
 import { DEFAULT_RULE_SET } from '../src/core/ruleset.js';
+import { exportDecisions } from '../src/decisions/archive.js';
 import { DecisionRecorder } from '../src/decisions/recorder.js';
+import { encodeRecord } from '../src/decisions/record-codec.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/store/keys.js';
 import { toVerdict } from '../src/verdict/eligibility.js';
@@ -22,6 +27,8 @@ const { values } = parseArgs({
     records: { type: 'string', default: '200000' },
     'per-turn': { type: 'string', default: '100' },
     'retention-days': { type: 'string', default: '30' },
+    /** Also export the records (signed NDJSON.gz) and report archive bytes per record. */
+    export: { type: 'boolean', default: false },
   },
 });
 const RECORDS = Number(values.records);
@@ -66,10 +73,13 @@ try {
   const keys = redisKeys('ce:');
   const recorder = new DecisionRecorder(redis, keys, { retentionSeconds: RETENTION_DAYS * 86_400, maxDataAgeSeconds: 172_800 });
   recorder.noteSnapshot(SNAPSHOT);
+  await redis.set(keys.ruleset(RULESET.version), JSON.stringify(RULESET));
   const carriers = Array.from({ length: CARRIERS }, (_, index) => carrier(index));
   const keyIds = Array.from({ length: 50 }, () => generateApiKey().id);
   const before = await usedMemory(redis);
   let cpu = 0n;
+  let recordChars = 0;
+  const started = Date.now();
   for (let written = 0; written < RECORDS;) {
     const t0 = process.hrtime.bigint();
     let done: Promise<boolean> | null = null;
@@ -79,10 +89,12 @@ try {
       const verdict = toVerdict(decide({
         lookup: { kind: 'found', record }, ruleset: RULESET, snapshot: SNAPSHOT, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs,
       }), record.mc, nowMs, true);
-      done = recorder.record(verdict, {
-        kind: 'check', keyId: keyIds[written % keyIds.length] as string, account: `account-${written % 10}`, requestId: randomUUID(),
+      const context = {
+        kind: 'check' as const, keyId: keyIds[written % keyIds.length] as string, account: `account-${written % 10}`, requestId: randomUUID(),
         reference: written % 2 === 0 ? `LD-${(written * 31).toString().padStart(9, '0')}` : null, jobId: null, row: null,
-      });
+      };
+      if (written % 100 === 0) recordChars += encodeRecord(verdict, context).length + verdict.decision_id.length;
+      done = recorder.record(verdict, context);
     }
     cpu += process.hrtime.bigint() - t0;
     if (!(await done)) throw new Error('record write failed');
@@ -98,14 +110,28 @@ try {
   const perRecord = (after - before - evidenceKeys * evidencePerKey) / RECORDS;
   const day = (rate: number) => rate * 86_400 * perRecord;
   const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
+  let archive: Record<string, number> | null = null;
+  if (values.export) {
+    const dir = await mkdtemp(join(tmpdir(), 'decision-bytes-'));
+    const exportStarted = Date.now();
+    const exported = await exportDecisions(redis, keys, {
+      fromMs: started - 1000, toMs: Date.now() + 1000, outDir: dir, signingKey: generateKeyPairSync('ed25519').privateKey,
+    });
+    let bytes = 0;
+    for (const file of exported.files) bytes += (await import('node:fs/promises').then((fs) => fs.stat(file.file))).size;
+    archive = { records: exported.records, gzip_bytes_per_record: Math.round(bytes / exported.records), export_records_per_s: Math.round(exported.records / ((Date.now() - exportStarted) / 1000)) };
+    await rm(dir, { recursive: true, force: true });
+  }
   const result = {
     records: RECORDS, per_turn: PER_TURN, distinct_carriers: CARRIERS,
     used_memory_delta_bytes: after - before,
     bytes_per_record: Math.round(perRecord),
+    stored_chars_per_record_id_plus_value: Math.round(recordChars / Math.ceil(RECORDS / 100)),
     bucket_memory_usage_bytes_per_record: Math.round(bucketBytes / RECORDS),
     shared_evidence_keys: evidenceKeys, shared_evidence_bytes_per_key: Math.round(evidencePerKey),
     decide_encode_enqueue_wall_us_per_record: Number(cpu / BigInt(RECORDS)) / 1000,
     redis_memory_per_day: { '1k/s': gb(day(1_000)), '10k/s': gb(day(10_000)), '50k/s': gb(day(50_000)) },
+    archive,
     [`redis_memory_for_${RETENTION_DAYS}_days`]: {
       '1k/s': gb(day(1_000) * RETENTION_DAYS), '10k/s': gb(day(10_000) * RETENTION_DAYS), '50k/s': gb(day(50_000) * RETENTION_DAYS),
     },

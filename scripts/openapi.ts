@@ -26,7 +26,7 @@ const document = {
       ProblemCode: { type: 'string', enum: ERROR_KINDS },
       Verdict: {
         type: 'object',
-        required: ['eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier'],
+        required: ['eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier', 'evidence'],
         properties: {
           eligible: { type: 'boolean' },
           found: { type: 'boolean' },
@@ -43,6 +43,62 @@ const document = {
             type: ['object', 'null'],
             properties: { dot_number: { type: ['string', 'null'] }, legal_name: { type: 'string' }, dba_name: { type: ['string', 'null'] } },
           },
+          evidence: { $ref: '#/components/schemas/Evidence' },
+        },
+      },
+      Fact: { type: ['string', 'number', 'boolean', 'null', 'array'], items: { type: 'string' } },
+      Evidence: {
+        type: 'object',
+        description: 'Per reason the source and record behind it; every source screened against with its as-of and file SHA-256 (docs/decisions.md).',
+        required: ['snapshot_version', 'reasons', 'sources'],
+        properties: {
+          snapshot_version: { type: ['string', 'null'] },
+          reasons: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['reason', 'source', 'record_id', 'facts', 'rule'],
+              properties: {
+                reason: { $ref: '#/components/schemas/ReasonCode' },
+                source: { type: 'string', description: 'a snapshot source (census, authority, insurance, insurance_history, revocations, oos, ofac_sdn, ofac_cons, sam, dnu) or dnu_live, snapshot, ruleset, service' },
+                record_id: { type: ['string', 'null'], description: 'the source\'s own id: OFAC ent_num, SAM number, USDOT number, MC docket' },
+                facts: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Fact' } },
+                rule: { type: ['object', 'null'], additionalProperties: { $ref: '#/components/schemas/Fact' } },
+              },
+            },
+          },
+          sources: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['source', 'present', 'as_of', 'as_of_from', 'ingested_at', 'rows', 'files'],
+              properties: {
+                source: { type: 'string' }, present: { type: 'boolean' }, as_of: { type: ['string', 'null'] }, as_of_from: { type: ['string', 'null'] },
+                ingested_at: { type: ['string', 'null'] }, rows: { type: 'integer' },
+                files: {
+                  type: 'array',
+                  items: { type: 'object', properties: { name: { type: 'string' }, sha256: { type: ['string', 'null'] }, bytes: { type: ['integer', 'null'] }, rows: { type: ['integer', 'null'] } } },
+                },
+              },
+            },
+          },
+        },
+      },
+      DecisionRecord: {
+        type: 'object',
+        required: ['decision_id', 'kind', 'verdict', 'key_id', 'account', 'request_id', 'reference', 'batch', 'ruleset', 'snapshot'],
+        properties: {
+          decision_id: { type: 'string', format: 'uuid' },
+          kind: { type: 'string', enum: ['check', 'batch_row'] },
+          verdict: { $ref: '#/components/schemas/Verdict', description: 'exactly as it was answered (batch rows: as screened)' },
+          key_id: { type: 'string' }, account: { type: 'string' },
+          request_id: { type: ['string', 'null'] }, reference: { type: ['string', 'null'] },
+          batch: { type: ['object', 'null'], properties: { job_id: { type: 'string' }, row: { type: 'integer' } } },
+          ruleset: {
+            type: ['object', 'null'],
+            properties: { version: { type: 'integer' }, published_at: { type: 'string' }, sha256: { type: 'string', description: 'SHA-256 of the rule set body as canonical JSON (keys sorted)' } },
+          },
+          snapshot: { type: ['object', 'null'], description: 'the snapshot manifest (per source: as-of, rows, files with SHA-256, ingest time), kept indefinitely' },
         },
       },
       Problem: {
@@ -93,11 +149,32 @@ const document = {
         security: [{ apiKey: [] }],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { type: 'object', required: ['mc_number'], properties: { mc_number: { type: 'string', examples: ['MC-123456'] } } } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object', required: ['mc_number'],
+                properties: {
+                  mc_number: { type: 'string', examples: ['MC-123456'] },
+                  reference: { type: 'string', maxLength: 128, description: 'your own id for the check (load, tender), stored with the decision record' },
+                },
+              },
+            },
+          },
         },
         responses: {
           200: { description: 'Verdict (also for unknown carriers and a degraded backend)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Verdict' } } } },
           ...statuses(400, 401, 403, 413, 422, 429),
+        },
+      },
+    },
+    '/v1/decisions/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      get: {
+        summary: 'The record of a decision (single check or batch row) made by any key of your account; scope eligibility or batch',
+        security: [{ apiKey: [] }],
+        responses: {
+          200: { description: 'Decision record', content: { 'application/json': { schema: { $ref: '#/components/schemas/DecisionRecord' } } } },
+          ...statuses(401, 403, 404, 503),
         },
       },
     },
@@ -134,7 +211,7 @@ const document = {
     '/v1/batch/{id}/report': {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
       get: {
-        summary: 'CSV report: header plus one line per input row, in input order',
+        summary: 'CSV report: header plus one line per input row, in input order; evidence columns (snapshot_version, evidence, sources) appended',
         security: [{ apiKey: [] }],
         responses: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...statuses(401, 403, 404, 409) },
       },

@@ -44,8 +44,16 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
 }
 
+// Rule sets never change once published: hash each loaded object once (the export reads millions of records).
+const hashes = new WeakMap<PublishedRuleSet, string>();
+
 export function ruleSetHash(ruleset: PublishedRuleSet): string {
-  return createHash('sha256').update(canonicalJson(ruleset.rules)).digest('hex');
+  let hash = hashes.get(ruleset);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(ruleset.rules)).digest('hex');
+    hashes.set(ruleset, hash);
+  }
+  return hash;
 }
 
 export class DecisionReader {
@@ -114,10 +122,16 @@ export class DecisionReader {
     };
   }
 
+  /** A rule set this reader has loaded (export: the full body goes into the signed file manifest). */
+  loadedRuleset(version: number): PublishedRuleSet | null {
+    return this.rulesets.get(version) ?? null;
+  }
+
   private async cached<K, V>(map: Map<K, V>, key: K, load: () => Promise<V>): Promise<V> {
     if (this.cache && map.has(key)) return map.get(key) as V;
     const value = await load();
-    if (this.cache && value !== null) map.set(key, value);
+    // Misses are cached too: an export must not ask Redis again for every record of a missing rule set.
+    if (this.cache) map.set(key, value);
     return value;
   }
 }
