@@ -25,6 +25,10 @@ export interface PreparedName {
   compact: string;
   /** A legal form (LLC, S.A. DE C.V.) was present: the name is a business. */
   hadLegalForm: boolean;
+  /** Indexes of the identifying tokens (not particles, trade words, legal forms or initials). */
+  identifying: number[];
+  /** The numeric tokens, sorted and joined ('' when none). */
+  numbers: string;
 }
 
 export type WeightOf = (folded: string, raw: string) => number;
@@ -37,8 +41,20 @@ export const GENERIC_DISCOUNT = 0.9;
 const INITIAL_WEIGHT = 0.3;
 /** At most this many tokens of a name are compared (list names run to 20 tokens; the first ones identify). */
 const MAX_TOKENS = 10;
+const SIMS = new Float64Array(MAX_TOKENS * MAX_TOKENS);
 
 export function baseWeight(raw: string): number | null {
+  const cached = BASE_CACHE.get(raw);
+  if (cached !== undefined) return cached;
+  const weight = baseWeightUncached(raw);
+  if (BASE_CACHE.size >= 200_000) BASE_CACHE.clear();
+  BASE_CACHE.set(raw, weight);
+  return weight;
+}
+
+const BASE_CACHE = new Map<string, number | null>();
+
+function baseWeightUncached(raw: string): number | null {
   if (isParticle(raw)) return PARTICLE_WEIGHT;
   if (BUSINESS_WORDS.has(raw) || LEGAL_FORMS.has(raw)) return GENERIC_WEIGHT;
   if (raw.length === 1) return INITIAL_WEIGHT;
@@ -51,9 +67,17 @@ export function prepareName(display: string, weightOf: WeightOf): PreparedName |
   if (tokens.length === 0) return null;
   const folded = tokens.map(foldToken);
   const weights = folded.map((token, i) => weightOf(token, tokens[i]!));
+  const identifying: number[] = [];
+  const numbers: string[] = [];
+  let total = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    if (baseWeight(tokens[i]!) === null) identifying.push(i);
+    if (DIGITS.test(folded[i]!)) numbers.push(folded[i]!);
+    total += weights[i]!;
+  }
   return {
     display, tokens, folded, skeletons: folded.map(skeleton), weights, masks: folded.map(letterMask),
-    total: weights.reduce((sum, w) => sum + w, 0), compact: folded.join(''), hadLegalForm,
+    total, compact: folded.join(''), hadLegalForm, identifying, numbers: numbers.sort().join(' '),
   };
 }
 
@@ -76,11 +100,7 @@ function popcount(x: number): number {
 /** Highest score a non-exact match on a list name with one identifying token can reach (below any hard stop). */
 export const SINGLE_WORD_CAP = 0.94;
 
-function identifying(name: PreparedName): number {
-  let count = 0;
-  for (const token of name.tokens) if (baseWeight(token) === null) count += 1;
-  return count;
-}
+
 
 /** Similarity of two folded tokens, 0 when too different to be one word spelt two ways. */
 const ARTICLES = new Set(['AL', 'EL', 'UL', 'AD', 'ED', 'AS', 'AT', 'AN', 'AR', 'AZ', 'ES', 'ER', 'EZ']);
@@ -175,33 +195,51 @@ export interface NameScore {
 export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndividual: boolean): NameScore {
   const n = carrier.folded.length;
   const m = listed.folded.length;
-  const candidates: Array<[number, number, number]> = [];
+  // Similarity of every token pair (names have at most MAX_TOKENS tokens: a fixed scratch matrix, no allocation).
+  const sims = SIMS;
+  let positive = 0;
   for (let i = 0; i < n; i++) {
+    const a = carrier.folded[i]!;
     for (let j = 0; j < m; j++) {
-      const a = carrier.folded[i]!;
       const b = listed.folded[j]!;
-      let s: number;
+      let s = 0;
       if (a === b) s = 1;
       else {
         // Two spellings of one word share most of their letters; skip Jaro-Winkler when they do not.
         const ma = carrier.masks[i]!;
         const mb = listed.masks[j]!;
-        if (popcount(ma & mb) * 3 < 2 * Math.max(popcount(ma), popcount(mb)) && carrier.skeletons[i] !== listed.skeletons[j]) continue;
-        s = tokenSimilarity(a, b, carrier.skeletons[i]!, listed.skeletons[j]!, listIndividual);
+        if (popcount(ma & mb) * 3 >= 2 * Math.max(popcount(ma), popcount(mb)) || carrier.skeletons[i] === listed.skeletons[j]) {
+          s = tokenSimilarity(a, b, carrier.skeletons[i]!, listed.skeletons[j]!, listIndividual);
+        }
       }
-      if (s > 0) candidates.push([i, j, s]);
+      sims[i * MAX_TOKENS + j] = s;
+      if (s > 0) positive += 1;
     }
   }
-  candidates.sort((x, y) => y[2] - x[2] || (listed.weights[y[1]]! + carrier.weights[y[0]]!) - (listed.weights[x[1]]! + carrier.weights[x[0]]!));
   const usedA = new Uint8Array(n);
   const usedB = new Uint8Array(m);
   const pairs: Array<[number, number, number]> = [];
   let numerator = 0;
-  for (const [i, j, s] of candidates) {
-    if (usedA[i] || usedB[j]) continue;
-    usedA[i] = 1; usedB[j] = 1;
-    pairs.push([i, j, s]);
-    numerator += s * (carrier.weights[i]! + listed.weights[j]!);
+  // Best pairs first (ties: the heavier pair), one-to-one.
+  for (let round = Math.min(n, m, positive); round > 0; round--) {
+    let best = 0;
+    let bi = -1;
+    let bj = -1;
+    let bestWeight = 0;
+    for (let i = 0; i < n; i++) {
+      if (usedA[i]) continue;
+      for (let j = 0; j < m; j++) {
+        if (usedB[j]) continue;
+        const s = sims[i * MAX_TOKENS + j]!;
+        if (s <= 0 || s < best) continue;
+        const weight = carrier.weights[i]! + listed.weights[j]!;
+        if (s > best || weight > bestWeight) { best = s; bi = i; bj = j; bestWeight = weight; }
+      }
+    }
+    if (bi < 0) break;
+    usedA[bi] = 1; usedB[bj] = 1;
+    pairs.push([bi, bj, best]);
+    numerator += best * bestWeight;
   }
   // A token of one side written as two adjacent tokens of the other ("BELTRANLEYVA" / "BELTRAN LEYVA").
   if (pairs.length < n && pairs.length < m) {
@@ -225,13 +263,11 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
   const compactEqual = !exact && carrier.compact === listed.compact;
   if (compactEqual) score = Math.max(score, 0.97);
   // Numbers on both sides that do not pair up identically mean a different entity (PLANT 200 vs PLANT 2000).
-  const numbersA = carrier.folded.filter((t) => DIGITS.test(t)).sort().join(' ');
-  const numbersB = listed.folded.filter((t) => DIGITS.test(t)).sort().join(' ');
-  const numbersDisagree = numbersA !== '' && numbersB !== '' && numbersA !== numbersB;
+  const numbersDisagree = carrier.numbers !== '' && listed.numbers !== '' && carrier.numbers !== listed.numbers;
   if (numbersDisagree) score = Math.min(score, 0.5);
   return {
     score: exact ? 1 : Math.min(score, 0.999), exact, pairs, unmatchedCarrier, unmatchedList, numbersDisagree, compactEqual,
-    singleWord: !exact && identifying(listed) < 2,
+    singleWord: !exact && listed.identifying.length < 2,
   };
 }
 

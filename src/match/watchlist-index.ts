@@ -86,9 +86,15 @@ function deletions(token: string): string[] {
 
 /** Tokens that identify (not particles, trade words or initials); all tokens when a name has no other. */
 function significant(name: PreparedName): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < name.tokens.length; i++) if (baseWeight(name.tokens[i]!) === null) out.push(i);
-  return out.length > 0 ? out : name.tokens.map((_, i) => i);
+  return name.identifying.length > 0 ? name.identifying : name.tokens.map((_, i) => i);
+}
+
+/** Upper bound of a candidate's score (see candidates()). */
+function scoreBound(prefix: Float64Array, shared: number, count: number, carrierDenominator: number, individual: boolean): number {
+  const listTotal = prefix[prefix.length - 1]!;
+  const unmatchedList = prefix[Math.max(0, prefix.length - 1 - count)]!;
+  const discount = individual ? unmatchedList / 2 : 0;
+  return (shared + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
 }
 
 export class WatchlistIndex {
@@ -364,18 +370,21 @@ export class WatchlistIndex {
     const keyTokens = significant(carrier);
     const { stamp, mask } = this;
     const weights = carrier.weights;
-    const touch = (nameId: number, bits: number) => {
-      if (stamp[nameId] !== q) {
-        stamp[nameId] = q;
-        mask[nameId] = 0;
-        touched.push(nameId);
+    // Each candidate collects a bit per carrier token it shares (bit 30: the whole name without spaces).
+    const touchAll = (ids: ArrayLike<number>, bits: number) => {
+      for (let k = 0; k < ids.length; k++) {
+        const nameId = ids[k]!;
+        if (stamp[nameId] !== q) {
+          stamp[nameId] = q;
+          mask[nameId] = 0;
+          touched.push(nameId);
+        }
+        mask[nameId]! |= bits;
       }
-      mask[nameId]! |= bits;
     };
     for (const i of keyTokens) {
       if (i >= 30) break;
-      const bit = 1 << i;
-      for (const nameId of this.namesForToken(carrier.folded[i]!, carrier.skeletons[i]!)) touch(nameId, bit);
+      touchAll(this.namesForToken(carrier.folded[i]!, carrier.skeletons[i]!), 1 << i);
     }
     for (let a = 0; a < keyTokens.length; a++) {
       for (let b = a + 1; b < keyTokens.length; b++) {
@@ -383,12 +392,11 @@ export class WatchlistIndex {
         const ib = keyTokens[b]!;
         if (ia >= 30 || ib >= 30) continue;
         const ids = this.nameKeys.get(`p${pairKey(carrier.folded[ia]!, carrier.folded[ib]!)}`);
-        if (ids) for (const id of ids) touch(id, (1 << ia) | (1 << ib));
+        if (ids) touchAll(ids, (1 << ia) | (1 << ib));
       }
     }
     const compact = this.nameKeys.get(`c${carrier.compact}`);
-    const allBits = (1 << Math.min(30, weights.length)) - 1;
-    if (compact) for (const id of compact) touch(id, allBits | (1 << 30));
+    if (compact) touchAll(compact, ((1 << Math.min(30, weights.length)) - 1) | (1 << 30));
 
     // Upper bound of each candidate's score from the carrier tokens it shares; drop those that cannot reach the
     // floor. Carrier trade words and particles may pair with the list's, so they count as shareable; at most as
@@ -419,15 +427,10 @@ export class WatchlistIndex {
         else if (listGeneric > 0) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
         else if (carrier.folded[i]!.length >= 7) { looseShared += weights[i]!; looseCount += 2; }
       }
-      const listTotal = prefix[prefix.length - 1]!;
-      const bound = (sharedWith: number, countWith: number) => {
-        const unmatchedList = prefix[Math.max(0, prefix.length - 1 - countWith)]!;
-        const discount = this.individual[id] === 1 ? unmatchedList / 2 : 0;
-        return (sharedWith + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
-      };
+      const individual = this.individual[id] === 1;
       const compactHit = (bits & (1 << 30)) !== 0;
-      if (!compactHit && bound(shared + looseShared, count + looseCount) < cut) continue;
-      ranked.push([id, compactHit ? 2 : bound(shared, count)]);
+      if (!compactHit && scoreBound(prefix, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
+      ranked.push([id, compactHit ? 2 : scoreBound(prefix, shared, count, carrierDenominator, individual)]);
     }
     ranked.sort((x, y) => y[1] - x[1]);
     this.work.queries += 1;
