@@ -1,6 +1,6 @@
 // REDIS_MODE=sentinel against a real private Sentinel group (primary, replica, three Sentinels), failed over
 // under load twice: a planned `SENTINEL FAILOVER` (the old primary is demoted and answers READONLY) and a
-// SIGKILLed primary. Throughout, every answer must be a correct verdict or a degraded one, never a 401 for a
+// SIGKILLed primary (which then rejoins empty). Throughout, every answer must be a correct verdict or a degraded one, never a 401 for a
 // valid key, and the service must give verdicts again within a few seconds, without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
@@ -115,5 +115,13 @@ describe('REDIS_MODE=sentinel under failover', () => {
     const recovered = recoveryMs(answers, switched);
     console.info(`killed primary: sentinels promoted after ${switched - killedAt} ms; verdicts again ${recovered} ms later; ${answers.length} answers`);
     expect(recovered).toBeLessThan(RECOVERY_LIMIT_MS);
+
+    // The old primary comes back empty (no persistence) and believes it is a primary until the Sentinels turn
+    // it into a replica: valid keys still never get a 401, and nothing doubtful is answered eligible.
+    const rejoin = load();
+    primary.start();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expectSafe(await rejoin.stop());
+    expect((await check(ELIGIBLE)).body).toMatchObject({ eligible: true, degraded: false });
   }, 60_000);
 });
