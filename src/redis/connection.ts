@@ -105,7 +105,7 @@ export function createRedis(target: RedisTarget | string, profile: RedisProfile,
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
       slotsRefreshTimeout: 2000,
-      // A node that starts answering READONLY or CLUSTERDOWN was failed over: reload the slot map.
+      // TRYAGAIN (a multi-key command during a slot migration): retry shortly instead of failing the work.
       retryDelayOnTryAgain: 100,
     };
     client = new Cluster(resolved.nodes, clusterOptions);
