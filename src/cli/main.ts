@@ -12,6 +12,9 @@ import { register as registerSeed } from './commands/seed.js';
 import { register as registerJobs } from './commands/jobs.js';
 import { register as registerGenerate } from './commands/generate.js';
 import { register as registerDecisions } from './commands/decisions.js';
+import { register as registerWatch } from './commands/watch.js';
+import { register as registerWebhooks } from './commands/webhooks.js';
+import { register as registerEvents } from './commands/events.js';
 
 const program = new Command('carrier-eligibility')
   .description('Carrier Eligibility Decision Service: operator commands')
@@ -28,6 +31,9 @@ registerSeed(program);
 registerJobs(program);
 registerGenerate(program);
 registerDecisions(program);
+registerWatch(program);
+registerWebhooks(program);
+registerEvents(program);
 
 try {
   await program.parseAsync(process.argv);

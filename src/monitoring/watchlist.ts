@@ -42,7 +42,10 @@ export class WatchListStore {
   async add(account: string, items: readonly WatchItem[], limit: number, nowMs = Date.now()): Promise<AddResult> {
     const { redis, keys } = this;
     const list = keys.watchList(account);
-    const unique = [...new Map(items.map((item) => [item.mc, item])).values()];
+    // The first row of an MC number wins (its reference is kept), as a reader of the file would expect.
+    const firstOf = new Map<string, WatchItem>();
+    for (const item of items) if (!firstOf.has(item.mc)) firstOf.set(item.mc, item);
+    const unique = [...firstOf.values()];
     const existing = unique.length > 0 ? await redis.zmscore(list, ...unique.map((item) => item.mc)) : [];
     const fresh = unique.filter((_, index) => existing[index] === null);
     if (fresh.length > 0) {

@@ -8,6 +8,7 @@ import { backoffMs, compareIds } from '../../src/monitoring/delivery.js';
 import { decodeCursor, encodeCursor } from '../../src/monitoring/event-store.js';
 import { changeEvents, verdictChanged, type VerdictSummary } from '../../src/monitoring/events-model.js';
 import { parseWatchItems } from '../../src/monitoring/routes.js';
+import { parseWatchFile } from '../../src/cli/commands/watch.js';
 import { nextChangeAt } from '../../src/monitoring/schedule.js';
 import { parseRetryAfter, signatureHeader } from '../../src/monitoring/sender.js';
 import { checkWebhookUrl, isPrivateAddress } from '../../src/monitoring/ssrf.js';
@@ -113,5 +114,12 @@ describe('watch-list import', () => {
     })();
     expect(error?.kind).toBe('validation_failed');
     expect(error?.errors?.map((item) => item.path)).toEqual(['items.0.mc', 'items.1.ref']);
+  });
+});
+
+describe('watch import file', () => {
+  it('reads one MC per line with an optional reference, skipping a header and blank lines; a bad line names itself', () => {
+    expect(parseWatchFile('mc,ref\nMC-000123,lane 1, west\n\n456\n', 'f.csv')).toEqual([{ mc: '123', ref: 'lane 1, west' }, { mc: '456', ref: null }]);
+    expect(() => parseWatchFile('123\nnot-an-mc\n', 'f.csv')).toThrow('f.csv line 2');
   });
 });
