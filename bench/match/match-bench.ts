@@ -96,6 +96,7 @@ async function main(): Promise<void> {
   let flagged = 0; let hardStops = 0; let personHardStops = 0; let personNameOnlyHardStops = 0; let withHits = 0;
   const reasonCounts: Record<string, number> = {};
   const samples: string[] = [];
+  const hardSamples: string[] = [];
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const results: WatchlistHit[][] = new Array(people.length);
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
     if (hard) hardStops += 1;
     if (hard && carrier.person) personHardStops += 1;
     if (hits.some((h) => isHardStop(h) && h.entity_type === 'individual' && !h.confirmed)) personNameOnlyHardStops += 1;
+    if (hard) hardSamples.push(`"${carrier.legal}"${carrier.dba ? ` dba "${carrier.dba}"` : ''} → ${hits.filter(isHardStop).map((h) => `${reasonOf(h)} ${h.list}:${h.entry_id} "${h.matched_name}" ${h.score}`).join('; ')}`);
     if (samples.length < show) {
       const h = hits.find((x) => reasonOf(x) !== null)!;
       samples.push(`${carrier.person ? 'P' : 'B'} "${carrier.legal}"${carrier.dba ? ` dba "${carrier.dba}"` : ''} → ${reasonOf(h)} ${h.list}:${h.entry_id} "${h.matched_name}" ${h.score} (${h.explanation})`);
@@ -147,6 +149,7 @@ async function main(): Promise<void> {
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   if (misses.length > 0) process.stdout.write(`\nmissed (${misses.length}):\n${misses.slice(0, 60).join('\n')}\n`);
+  if (hardSamples.length > 0) process.stdout.write(`\nhard stops:\n${hardSamples.slice(0, 20).join('\n')}\n`);
   if (samples.length > 0) process.stdout.write(`\nflag samples:\n${samples.join('\n')}\n`);
 }
 

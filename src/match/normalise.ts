@@ -98,7 +98,7 @@ export function normaliseName(raw: string): string {
 }
 
 /**
- * Folds one token so romanisation variants coincide: PH→F, Q→K, CK→K, KH→H, GH→G, DH→D, TH→T, DJ/ZH→J,
+ * Folds one token so romanisation variants coincide: PH→F, Q→K, CK→K, KH→H, GH→G, DH→D, TH→T, DJ→J,
  * TCH→CH, OU/OO→U, EE/IY/Y→I, W→V, KS→X, a final vowel+H loses the H, doubled letters are single. Digits only:
  * leading zeros dropped. Applied to both sides, so it never has to be a faithful transcription.
  */
@@ -121,7 +121,7 @@ function foldUncached(token: string): string {
   if (token.length <= 3 || !/[AEIOUY]/.test(token)) return token;
   let s = token.replace(/(.)\1+/g, '$1');
   s = s.replace(/PH/g, 'F').replace(/Q/g, 'K').replace(/CK/g, 'K').replace(/KH/g, 'H').replace(/GH/g, 'G')
-    .replace(/DH/g, 'D').replace(/TH/g, 'T').replace(/DJ/g, 'J').replace(/ZH/g, 'J').replace(/TCH/g, 'CH')
+    .replace(/DH/g, 'D').replace(/TH/g, 'T').replace(/DJ/g, 'J').replace(/TCH/g, 'CH')
     .replace(/OU/g, 'U').replace(/OO/g, 'U').replace(/EE/g, 'I').replace(/IY/g, 'I').replace(/Y/g, 'I')
     .replace(/W/g, 'V').replace(/KS/g, 'X');
   if (s.length > 3) s = s.replace(/([AEIOU])H$/, '$1');

@@ -306,8 +306,10 @@ export class WatchlistIndex {
           score = Math.min(score, COMMON_WORD_CAP);
           notes.push('no name part identical');
         } else if (common && !result.exact) {
-          score -= COMMON_NAME_PENALTY;
-          notes.push('common name');
+          // A spelling variant of a common name (MUHAMMAD OSMAN / OSMAN, Mohamed) is no evidence: only an exact
+          // common name is a review, as the rule says.
+          score = Math.min(score - COMMON_NAME_PENALTY, COMMON_WORD_CAP);
+          notes.push('common name, spelt differently');
         } else if (common) notes.push('common name');
       }
       const entry = this.entries[name.entry]!;
@@ -324,8 +326,10 @@ export class WatchlistIndex {
         else if (result.singleWord) {
           // The one identifying word spelt differently: a review only when the spellings are very close and the
           // carrier's word is not itself a common one (RAHMAN is not RAMAN COMPANY).
-          const weakPair = result.pairs.some(([i, j, sim]) => sim < 1 && baseWeight(listed.tokens[j]!) === null
-            && (weak === 'short' || sim < SINGLE_WORD_MIN_SIMILARITY || carrier.weights[i]! < RARE_WEIGHT));
+          const weakPair = result.pairs.some(([i, j, sim]) => baseWeight(listed.tokens[j]!) === null
+            && (sim < 1 || carrier.tokens[i] !== listed.tokens[j])
+            && (weak === 'short' || sim < SINGLE_WORD_MIN_SIMILARITY || carrier.weights[i]! < RARE_WEIGHT
+              || Math.abs(carrier.folded[i]!.length - listed.folded[j]!.length) > 1));
           score = Math.min(score, weakPair ? COMMON_WORD_CAP : SINGLE_WORD_CAP);
         }
       }
