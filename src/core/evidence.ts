@@ -5,6 +5,7 @@
 import type { CarrierLookup, CarrierRecord, SnapshotMeta, SourceFreshness, WatchlistHit } from './carrier.js';
 import { requiredBipd } from './decide.js';
 import type { Reason } from './reasons.js';
+import { watchlistReason } from './watchlist-reasons.js';
 import type { RuleSet, SourceName } from './ruleset.js';
 
 /** Where a reason's evidence comes from: a source file of the snapshot, or the service itself. */
@@ -73,20 +74,11 @@ function hitFacts(hit: WatchlistHit): Record<string, Fact> {
   return facts;
 }
 
-/** Watch-list reasons are named after their list (ofac / sam); `possible_` ones are similarity matches. */
-function watchlistOf(reason: Reason): readonly WatchlistHit['list'][] | null {
-  if (reason === 'do_not_use') return ['dnu'];
-  if (reason.includes('ofac')) return ['ofac_sdn', 'ofac_cons'];
-  if (reason.includes('sam')) return ['sam'];
-  return null;
-}
-
-// Every entry of the reason's lists is listed, exact or similar: which of them made the reason a hard stop or a
-// review is the matcher's rule (it may weigh list, program and entity type), and each item carries the facts
-// (exact, score, list, program, ...) that rule looked at.
-function hitsFor(record: CarrierRecord, reason: Reason): WatchlistHit[] {
-  const lists = watchlistOf(reason);
-  return lists ? record.hits.filter((hit) => lists.includes(hit.list)) : [];
+// The hits behind a watch-list reason are exactly those the matcher's rule (watchlistReason, the same function
+// decide() uses) maps to that reason; each item carries the facts (exact, score, list, programs, entity type,
+// confirmation, ...) that rule looked at.
+function hitsFor(record: CarrierRecord, reason: Reason, rules: RuleSet): WatchlistHit[] {
+  return record.hits.filter((hit) => watchlistReason(hit, rules) === reason);
 }
 
 const item = (reason: Reason, source: EvidenceSource, recordId: string | null, facts: Record<string, Fact>, rule: Record<string, Fact> | null = null): ReasonEvidence => ({
@@ -96,14 +88,17 @@ const item = (reason: Reason, source: EvidenceSource, recordId: string | null, f
 /** Evidence items for one reason of a found carrier (a watch-list reason yields one item per matching entry). */
 function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, onDoNotUseList: boolean): ReasonEvidence[] {
   const docket = `MC-${record.mc}`;
-  if (reason !== 'do_not_use' && watchlistOf(reason)) {
+  const hits = reason === 'do_not_use' ? [] : hitsFor(record, reason, rules);
+  if (hits.length > 0) {
     // Any OFAC / SAM reason (including ones the matcher adds later): one item per list entry behind it.
-    const rule: Record<string, Fact> = { review_threshold: rules.name_match.review_threshold };
-    return hitsFor(record, reason).map((hit) => item(reason, hit.list, hit.entry_id, hitFacts(hit), rule));
+    const rule: Record<string, Fact> = {
+      review_threshold: rules.name_match.review_threshold, hard_stop_threshold: rules.name_match.hard_stop_threshold ?? 0.95,
+    };
+    return hits.map((hit) => item(reason, hit.list, hit.entry_id, hitFacts(hit), rule));
   }
   switch (reason) {
     case 'do_not_use': {
-      const items = hitsFor(record, reason).map((hit) => item(reason, 'dnu', hit.entry_id, hitFacts(hit)));
+      const items = hitsFor(record, reason, rules).map((hit) => item(reason, 'dnu', hit.entry_id, hitFacts(hit)));
       if (onDoNotUseList) items.push(item(reason, 'dnu_live', docket, { listed: true }));
       return items;
     }

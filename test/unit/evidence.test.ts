@@ -105,6 +105,13 @@ describe('evidence per reason', () => {
     expect(covered.size).toBeGreaterThanOrEqual(22);
   });
 
+  it('lists exactly the list entries behind a watch-list reason (not hits below the thresholds)', () => {
+    const decision = decide(found({ hits: [hit('ofac_sdn', true, 1, { entity_type: 'entity' }), { ...hit('sam', false, 0.5), entry_id: 'weak' }] }));
+    expect(decision.reasons).toEqual(['ofac_sdn_match']);
+    expect(decision.evidence.reasons.map((item) => item.record_id)).toEqual(['E-ofac_sdn']);
+    expect(decision.evidence.reasons[0]?.rule).toEqual({ review_threshold: 0.92, hard_stop_threshold: 0.95 });
+  });
+
   it('the live do-not-use list is named as its own source', () => {
     const decision = decide(input({ onDoNotUseList: true }));
     expect(decision.evidence.reasons).toEqual([{ reason: 'do_not_use', source: 'dnu_live', record_id: 'MC-123456', facts: { listed: true }, rule: null }]);
