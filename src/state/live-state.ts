@@ -12,7 +12,7 @@ import type { SnapshotMeta } from '../core/carrier.js';
 import { ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
-import { readDoNotUseLog, readDoNotUseSnapshot } from '../store/do-not-use.js';
+import { readDoNotUseEpoch, readDoNotUseLog, scanDoNotUse } from '../store/do-not-use.js';
 import type { RedisKeys } from '../store/keys.js';
 import { replicaProblems, type BackendStatus } from './condition.js';
 import { DoNotUseList, type DoNotUseIndex } from './do-not-use.js';
@@ -23,8 +23,9 @@ export interface LiveStateListener {
 
 const DATA_MISSING_MESSAGE = 'Redis answers but holds no deployment mark: either Redis lost its data or this deployment was never set up (seed/ingest/keys create/rules publish); verdicts are degraded (backend_unavailable)';
 
-/** Change-log entries read per round trip while catching up. */
-const DNU_LOG_PAGE = 5000;
+/** Change-log entries / list entries read per command while catching up or reloading: short replies only. */
+const DNU_LOG_PAGE = 1000;
+const DNU_SCAN_PAGE = 1000;
 
 export class LiveState {
   snapshot: SnapshotMeta | null = null;
@@ -173,11 +174,25 @@ export class LiveState {
   private async refreshDoNotUse(epoch: string | null): Promise<void> {
     if (epoch === this.doNotUseEpoch) return;
     if (typeof this.doNotUseEpoch === 'string' && epoch !== null && await this.applyDoNotUseLog(this.doNotUseEpoch, epoch)) return;
-    // First load, a list that vanished, or a replica too far behind the (trimmed) log: read it whole.
-    const { list, epoch: loadedEpoch } = await readDoNotUseSnapshot(this.redis, this.keys);
-    this.doNotUseList = DoNotUseList.from(list);
-    this.doNotUse = this.doNotUseList;
-    this.doNotUseEpoch = loadedEpoch;
+    // First load, a list that vanished, or a replica too far behind the (trimmed) log: read it whole, in pages,
+    // then replay the log after the epoch read first (changes made during the scan end up exactly applied).
+    const loadedEpoch = await readDoNotUseEpoch(this.redis, this.keys);
+    const list = new DoNotUseList();
+    let cursor = '0';
+    do {
+      const page = await scanDoNotUse(this.redis, this.keys, cursor, DNU_SCAN_PAGE);
+      for (const [mc, raw] of page.entries) list.set(mc, raw);
+      cursor = page.cursor;
+    } while (cursor !== '0');
+    this.doNotUseList = list;
+    if (loadedEpoch !== null) {
+      // Throws or returns false only if the log moved past loadedEpoch meanwhile: the next poll reloads.
+      this.doNotUseEpoch = loadedEpoch;
+      if (!(await this.applyDoNotUseLog(loadedEpoch, loadedEpoch))) this.doNotUseEpoch = undefined;
+    } else {
+      this.doNotUseEpoch = null;
+    }
+    this.doNotUse = list;
   }
 
   /**
@@ -186,7 +201,7 @@ export class LiveState {
    */
   private async applyDoNotUseLog(from: string, to: string): Promise<boolean> {
     let at = from;
-    let reached = false;
+    let reached = from === to;
     for (;;) {
       const entries = await readDoNotUseLog(this.redis, this.keys, at, DNU_LOG_PAGE);
       if (entries.length === 0) return reached;

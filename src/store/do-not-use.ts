@@ -38,11 +38,19 @@ export async function readDoNotUseLog(redis: RedisClient, keys: RedisKeys, epoch
   });
 }
 
-/** The whole list and the epoch it corresponds to, read atomically (one {ctl} MULTI). */
-export async function readDoNotUseSnapshot(redis: RedisClient, keys: RedisKeys): Promise<{ list: Record<string, string>; epoch: string | null }> {
-  const results = await redis.multi().hgetall(keys.doNotUse).get(keys.doNotUseEpoch).exec();
-  if (!results) throw new Error('do-not-use read aborted');
-  const [[listError, list], [epochError, epoch]] = results as [[Error | null, Record<string, string>], [Error | null, string | null]];
-  if (listError ?? epochError) throw listError ?? epochError;
-  return { list, epoch };
+/** The list's epoch (null when it was never changed). */
+export async function readDoNotUseEpoch(redis: RedisClient, keys: RedisKeys): Promise<string | null> {
+  return redis.get(keys.doNotUseEpoch);
+}
+
+/**
+ * One page of the whole list (HSCAN: short commands, so a large list never needs one long reply that a
+ * request-path timeout would cut). Not a consistent snapshot on its own: the caller reads the epoch first and
+ * replays the change log after it once the scan is done, which makes the result exact.
+ */
+export async function scanDoNotUse(redis: RedisClient, keys: RedisKeys, cursor: string, count: number): Promise<{ cursor: string; entries: Array<[string, string]> }> {
+  const [next, flat] = await redis.hscan(keys.doNotUse, cursor, 'COUNT', count);
+  const entries: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i] as string, flat[i + 1] as string]);
+  return { cursor: next, entries };
 }
