@@ -94,8 +94,9 @@ interface Exchange {
   wake?: () => void;
 }
 
-function writeResponse(exchange: Exchange, requestId: string, response: HttpResponse): Promise<void> {
-  if (exchange.aborted) return Promise.resolve();
+/** Writes the response; returns a promise only for a stream (undefined: written, or the client is gone). */
+function writeResponse(exchange: Exchange, requestId: string, response: HttpResponse): Promise<void> | undefined {
+  if (exchange.aborted) return undefined;
   const { res } = exchange;
   const { headBlock } = response;
   if (headBlock !== undefined && !response.stream) {
@@ -107,7 +108,7 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
       res.writeStatus(`${statusLine(response.status)}\r\nx-request-id: ${requestId}\r\n${headBlock}`);
       res.end(body);
     });
-    return Promise.resolve();
+    return undefined;
   }
   const head = (contentType: string) => {
     res.writeStatus(statusLine(response.status));
@@ -125,7 +126,7 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
     head(contentType);
     res.end(body);
   });
-  return Promise.resolve();
+  return undefined;
 }
 
 async function streamResponse(exchange: Exchange, chunks: AsyncIterable<string>, head: () => void): Promise<void> {
@@ -258,7 +259,9 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
           response = { status: problem.status, headers: problem.headers, json: problem.body };
         }
         try {
-          await writeResponse(exchange, request.requestId, response);
+          // Only a stream needs awaiting; a whole body is written synchronously (no microtask hop per request).
+          const writing = writeResponse(exchange, request.requestId, response);
+          if (writing !== undefined) await writing;
         } catch (error) {
           log.error({ err: error, request_id: request.requestId }, 'failed to write response');
         } finally {

@@ -161,7 +161,9 @@ export class EligibilityService {
    * never an unrecorded real verdict.
    */
   async check(mc: string, backendOk: boolean, context: RecordContext): Promise<Verdict> {
-    const verdict = await this.evaluate(mc, backendOk);
+    // A cache hit needs no Redis read: answered without the extra async hop (one promise and microtask less
+    // per cache-hot request).
+    const verdict = this.evaluateNow(mc, backendOk) ?? await this.evaluate(mc, backendOk);
     if (this.recorder === null) return verdict;
     if (await this.recorder.record(verdict, context)) return verdict;
     this.state.markDown('decision record write failed');
@@ -172,6 +174,18 @@ export class EligibilityService {
     }), mc, nowMs, false);
     unrecorded.add(degraded);
     return degraded;
+  }
+
+  /**
+   * The verdict when it needs no Redis read (the carrier is in the LRU, or the backend cannot be asked
+   * anyway); null when only a Redis read can tell.
+   */
+  evaluateNow(mc: string, backendOk = true): Verdict | null {
+    const { snapshot, ruleset } = this.state;
+    const backendAvailable = backendOk && this.state.redisUp;
+    if (!backendAvailable || !snapshot) return this.verdictFor(mc, null, false, backendAvailable, snapshot, ruleset);
+    const cached = this.cache.get(`${snapshot.version}:${mc}`);
+    return cached ? this.verdictFor(mc, cached, true, true, snapshot, ruleset) : null;
   }
 
   /**
@@ -201,6 +215,12 @@ export class EligibilityService {
         }
       }
     }
+    return this.verdictFor(mc, lookup, cacheHit, backendAvailable, snapshot, ruleset);
+  }
+
+  /** decide() on what the lookup found, at this instant, against the snapshot and rule set read before it. */
+  private verdictFor(mc: string, lookup: CarrierLookup | null, cacheHit: boolean, backendAvailable: boolean,
+    snapshot: SnapshotMeta | null, ruleset: PublishedRuleSet | null): Verdict {
     this.recorder?.noteSnapshot(snapshot);
     const nowMs = this.now();
     const onDoNotUseList = this.state.doNotUse.has(mc, nowMs);
