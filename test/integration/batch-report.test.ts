@@ -56,7 +56,10 @@ describe('batch report', () => {
     const { header, records, response } = await report(t, key, job.job_id);
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="batch-${job.job_id}.csv"`);
-    expect(header).toEqual(['row', 'ref', 'mc', 'dot', 'uei', 'outcome', 'eligible', 'tier', 'reasons', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at']);
+    expect(header).toEqual([
+      'row', 'ref', 'mc', 'dot', 'uei', 'outcome', 'eligible', 'tier', 'reasons', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at',
+      'snapshot_version', 'evidence', 'sources',
+    ]);
     expect(records).toHaveLength(5000);
     const counts: Record<string, number> = {};
     records.forEach((record, index) => {
