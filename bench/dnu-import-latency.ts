@@ -1,9 +1,10 @@
 // Check latency while an operator imports a large do-not-use list (`dnu import`, 20,000 rows by default).
-// The service runs in this process (ROLE=api, startApp, default STATE_POLL_MS); 4 lanes fire single checks back
-// to back for 3 s before the import (baseline), during it, and for 1 s after; the import is the real CLI in a
-// child process. Prints one JSON line: import wall time and p50/p99/max check latency per phase.
+// Three API replicas run in this process (ROLE=api, startApp, default STATE_POLL_MS; each polls and holds its own
+// copy of the list, as separate pods would); 6 lanes fire single checks back to back, spread over the replicas,
+// for 3 s before the import (baseline), during it, and for 1 s after; the import is the real CLI in a child
+// process. Prints one JSON line: import wall time, p50/p99/max check latency per phase and the event-loop delay.
 //
-//   node --import tsx bench/dnu-import-latency.ts [rows, default 20000]
+//   node --import tsx bench/dnu-import-latency.ts [rows, default 20000] [replicas, default 3]
 //
 // Uses REDIS_URL (default redis://127.0.0.1:6379) under a random prefix, removed afterwards. Only APIs that
 // predate the DNU change log are used, so the same file measures the old code in a checkout of it.
@@ -27,6 +28,7 @@ import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 
 const ROWS = Number(process.argv[2] ?? 20_000);
+const REPLICAS = Number(process.argv[3] ?? 3);
 const prefix = `bench:${randomBytes(4).toString('hex')}:`;
 const config = loadConfig({ ...process.env, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL: 'silent' });
 const redis = createRedis(config.REDIS_URL, 'background');
@@ -47,7 +49,7 @@ function stats(samples: number[]): { n: number; p50: number; p99: number; max: n
   return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
-const app = await startApp(config, createLogger('silent', 'bench'));
+const apps = await Promise.all(Array.from({ length: REPLICAS }, () => startApp(config, createLogger('silent', 'bench'))));
 const dir = await mkdtemp(join(tmpdir(), 'ce-dnu-bench-'));
 try {
   const { id, secret, plaintext } = generateApiKey();
@@ -71,10 +73,11 @@ try {
   await writeFile(file, `${lines.join('\n')}\n`);
   await sleep(1000);
 
-  const url = `http://127.0.0.1:${app.http?.port ?? 0}/v1/eligibility`;
+  const urls = apps.map((app) => `http://127.0.0.1:${app.http?.port ?? 0}/v1/eligibility`);
   const samples: Array<{ at: number; ms: number }> = [];
   let running = true;
-  const lanes = Array.from({ length: 4 }, async () => {
+  const lanes = Array.from({ length: 6 }, async (_, lane) => {
+    const url = urls[lane % urls.length] as string;
     while (running) {
       const started = performance.now();
       const response = await fetch(url, { method: 'POST', headers: { 'x-api-key': plaintext }, body: '{"mc_number":"100001"}' });
@@ -101,11 +104,11 @@ try {
   const during = samples.filter((s) => s.at >= importStart && s.at <= importEnd + 1000).map((s) => s.ms);
   process.stdout.write(`${JSON.stringify({
     rows: ROWS, import_exit: exitCode, import_ms: importEnd - importStart,
-    replica_entries: app.parts.state.doNotUse.size, before: stats(before), during_import: stats(during),
+    rows_on_replicas: apps.map((app) => app.parts.state.doNotUse.size), replicas: REPLICAS, before: stats(before), during_import: stats(during),
     event_loop_delay_ms: { p99: Math.round(loop.percentile(99) / 1e5) / 10, max: Math.round(loop.max / 1e5) / 10 },
   })}\n`);
 } finally {
-  await app.stop();
+  await Promise.all(apps.map((app) => app.stop()));
   await deleteByPrefix(redis, prefix);
   redis.disconnect();
   await rm(dir, { recursive: true, force: true });

@@ -109,7 +109,7 @@ export class BatchJobs {
     const created = await luaScripts.batchCreate(
       this.redis, keys, deadlineMs - nowMs + this.retentionMs, WORKER_GROUP, fields, chunks.map((chunk) => JSON.stringify(chunk)),
     );
-    if (created !== 1) throw new Error(`job id collision: ${id}`);
+    if (!created) throw new Error(`job id collision: ${id}`);
 
     const holder = await this.claimSlot(keyId, id, deadlineMs - nowMs + SLOT_MARGIN_MS);
     if (holder !== id) {
