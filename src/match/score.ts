@@ -170,6 +170,24 @@ function similarityUncached(a: string, b: string, skeletonA: string, skeletonB: 
 
 /** Folded forms of the trade words and legal forms. */
 const GENERIC_TOKENS = new Set([...BUSINESS_WORDS, ...LEGAL_FORMS].map(foldToken));
+/** The generic tokens and each of their one-deletion variants. */
+const GENERIC_NEIGHBOURS = new Set<string>();
+for (const token of GENERIC_TOKENS) {
+  GENERIC_NEIGHBOURS.add(token);
+  for (let i = 0; i < token.length; i++) GENERIC_NEIGHBOURS.add(token.slice(0, i) + token.slice(i + 1));
+}
+const NEAR_GENERIC_CACHE = new Map<string, boolean>();
+
+/** A folded token one edit from a trade word or legal form (MARITIMI, AIRLINZS): it may pair with one. */
+export function nearGeneric(folded: string): boolean {
+  const cached = NEAR_GENERIC_CACHE.get(folded);
+  if (cached !== undefined) return cached;
+  let near = GENERIC_NEIGHBOURS.has(folded);
+  for (let i = 0; !near && i < folded.length; i++) near = GENERIC_NEIGHBOURS.has(folded.slice(0, i) + folded.slice(i + 1));
+  if (NEAR_GENERIC_CACHE.size >= 200_000) NEAR_GENERIC_CACHE.clear();
+  NEAR_GENERIC_CACHE.set(folded, near);
+  return near;
+}
 
 export interface NameScore {
   score: number;

@@ -15,7 +15,7 @@ import { compareAddresses, type PlaceOf } from './address.js';
 import { BUSINESS_WORDS, COMMON_CARRIER_WORD_SHARE, COMMON_CARRIER_WORDS, personTokenShare } from './name-tables.js';
 import { splitDba } from './normalise.js';
 import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind } from './person-name.js';
-import { baseWeight, explainScore, GENERIC_DISCOUNT, GENERIC_WEIGHT, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
+import { baseWeight, explainScore, GENERIC_DISCOUNT, GENERIC_WEIGHT, nearGeneric, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
 
 export type ListName = WatchlistHit['list'];
 
@@ -71,6 +71,8 @@ const TOKEN_CACHE_MAX = 300_000;
 const COMMON_NAME_DISAGREEMENT = 0.05;
 /** Highest score of a non-exact match on a list name whose one identifying word is an ordinary carrier word. */
 const COMMON_WORD_CAP = 0.9;
+/** Highest score of an entity match that needed a spelling variant (below the default hard-stop bar 0.95). */
+const FUZZY_ENTITY_CAP = 0.949;
 /** A one-word list name spelt differently must still be this similar to be a review. */
 const SINGLE_WORD_MIN_SIMILARITY = 0.92;
 /** Token weight below which a word is common (in the lists, among people or carrier names). */
@@ -312,6 +314,11 @@ export class WatchlistIndex {
           notes.push('common name, spelt differently');
         } else if (common) notes.push('common name');
       }
+      // A spelling variant of an identifying word (WALTER / WATER HILL CORP.) is a review, not a block, under
+      // the default thresholds: a human confirms it.
+      if (!name.individual && !result.exact && result.pairs.some(([, j, sim]) => sim < 1 && baseWeight(listed.tokens[j]!) === null)) {
+        score = Math.min(score, FUZZY_ENTITY_CAP);
+      }
       const entry = this.entries[name.entry]!;
       const address = compareAddresses(entry.places, place, name.individual);
       // A common name listed only elsewhere: the disagreement says more when the name says little.
@@ -417,10 +424,12 @@ export class WatchlistIndex {
       const prefix = this.lightestPrefix[id];
       if (!prefix) continue;
       // Identifying-token weight only: generic tokens were counted once above.
-      let shared = genericWeight;
-      let count = genericCount;
-      const bits = mask[id]!;
+      // Carrier trade words pair only with the list's own trade words (they must be near-identical).
       let listGeneric = this.genericTokens[id]!;
+      let shared = listGeneric > 0 ? genericWeight : 0;
+      let count = Math.min(genericCount, listGeneric);
+      listGeneric -= count;
+      const bits = mask[id]!;
       let looseShared = 0;
       let looseCount = 0;
       for (let i = 0; i < weights.length && i < 30; i++) {
@@ -428,8 +437,8 @@ export class WatchlistIndex {
         if (bits & (1 << i)) { shared += weights[i]!; count += 1; }
         // Not shared by key, yet it may pair with a list trade word (MARITIMI / MARITIME) or be two list tokens
         // glued together (BELTRANLEYVA): counted for the bound that filters, not for the rank.
-        else if (listGeneric > 0) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
-        else if (carrier.folded[i]!.length >= 7) { looseShared += weights[i]!; looseCount += 2; }
+        else if (listGeneric > 0 && nearGeneric(carrier.folded[i]!)) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
+        else if (carrier.folded[i]!.length >= 8) { looseShared += weights[i]!; looseCount += 2; }
       }
       const individual = this.individual[id] === 1;
       const compactHit = (bits & (1 << 30)) !== 0;
