@@ -24,17 +24,20 @@ type ScriptName = keyof typeof SOURCES;
 type Arg = string | number;
 type RawCall = (...args: Arg[]) => Promise<unknown>;
 
-const registered = new WeakSet<object>();
+/** Per client: its bound script commands, registered once (the budget draw calls this on the hot path). */
+const bound = new WeakMap<object, Record<ScriptName, RawCall>>();
 
 function raw(client: RedisClient, name: ScriptName): RawCall {
-  if (!registered.has(client)) {
+  let calls = bound.get(client);
+  if (!calls) {
     for (const [script, { file, keys }] of Object.entries(SOURCES)) {
       client.defineCommand(script, { numberOfKeys: keys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') });
     }
-    registered.add(client);
+    const commands = client as unknown as Record<ScriptName, RawCall>;
+    calls = Object.fromEntries(Object.keys(SOURCES).map((script) => [script, commands[script as ScriptName].bind(client)])) as Record<ScriptName, RawCall>;
+    bound.set(client, calls);
   }
-  const command = (client as unknown as Record<ScriptName, RawCall>)[name];
-  return command.bind(client);
+  return calls[name];
 }
 
 const int = z.coerce.number().int();
