@@ -1,16 +1,19 @@
 // Micro-benchmarks of the pure pieces of a cache-hot eligibility check (issue 10): decide(), verdict
-// serialisation, body parsing, decision ids, RateLimit headers. `npm run bench:micro`; numbers in bench/README.md.
+// serialisation, body parsing, decision ids, RateLimit headers, the access line, metrics. `npm run bench:micro`; numbers in bench/README.md.
 // Each row calls the real module function where one exists; rows marked "reference" time the alternative a
 // change replaced, so the saving stays visible in review.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { z } from 'zod';
 import { decide, type DecisionInput } from '../../src/core/decide.js';
 import { normaliseMcNumber } from '../../src/core/mc-number.js';
-import { DEFAULT_RULE_SET } from '../../src/core/ruleset.js';
-import { parseJsonBody } from '../../src/http/json-body.js';
-import { rateLimitHeaders } from '../../src/ratelimit/budget.js';
-import { decisionId } from '../../src/verdict/eligibility.js';
+import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
+import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
+import { parseCanonicalBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
+import { logRequest, createLogger, type Destination } from '../../src/log.js';
+import { Metrics } from '../../src/metrics.js';
+import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
+import type { LiveState } from '../../src/state/live-state.js';
+import { decisionId, serialiseVerdict, toVerdict, VerdictTemplates } from '../../src/verdict/eligibility.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { measure, report, type MicroResult } from './harness.js';
 
@@ -18,7 +21,7 @@ const nowMs = Date.now();
 const iso = new Date(nowMs).toISOString();
 const snapshot = {
   version: 'vbench', data_as_of: iso, created_at: iso, carrier_count: 1,
-  sources: { census: { present: true, as_of: iso, rows: 1 }, authority: { present: true, as_of: iso, rows: 1 } },
+  sources: Object.fromEntries(SOURCE_NAMES.map((source) => [source, { present: true, as_of: iso, rows: 1 }])),
 };
 const ruleset = { version: 1, published_at: iso, rules: DEFAULT_RULE_SET };
 const input = (record = cleanCarrier('123456')): DecisionInput => ({
@@ -29,30 +32,42 @@ const blocked = input(cleanCarrier('123457', { safety_rating: 'U', oos_order: { 
 const notFound: DecisionInput = { ...clean, lookup: { kind: 'not_found' } };
 
 const decision = decide(clean);
-const verdict = {
-  eligible: decision.eligible, found: decision.found, tier: decision.tier, reasons: decision.reasons, degraded: decision.degraded,
-  decision_id: decisionId(nowMs), ruleset_version: decision.ruleset_version, data_as_of: decision.data_as_of, evaluated_at: iso,
-  cache_hit: true, mc_number: '123456', carrier: decision.carrier,
-};
-
-// The handler's schema (src/http/handlers/eligibility.ts), rebuilt here because it is module-private.
-const eligibilityRequest = z.object({
-  mc_number: z.string().refine((value) => normaliseMcNumber(value) !== null, { message: 'bad' }),
-  reference: z.string().max(128).optional(),
-});
+if (decision.degraded || !decision.eligible) throw new Error(`the clean carrier should be eligible: ${JSON.stringify(decision.reasons)}`);
+const verdict = toVerdict(decision, '123456', nowMs, true);
+const templates = new VerdictTemplates();
+const lookup = clean.lookup!;
+const templated = toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true);
 const canonicalBody = Buffer.from('{"mc_number":"123456"}');
+const budget: BudgetDecision = { allowed: true, limit: 1000, remaining: 999, retryAfterSeconds: 1, resetSeconds: 60, fromFallback: false };
+
+// Logging into a sink that keeps nothing: the cost of building and handing over the line, not of write(2).
+const sink: Destination = { write: () => true, flush: (done) => done?.(), flushSync: () => undefined };
+const log = createLogger('info', 'api', sink);
+const line = { request_id: 'r1', method: 'POST', path: '/v1/eligibility', status: 200, duration_ms: 0.31, aborted: false };
+const extra = {
+  key_id: 'abcdefabcdef', decision_id: verdict.decision_id, mc_number: '123456', eligible: true, tier: 'preferred', reasons: [],
+  ruleset_version: 1, data_as_of: iso, cache_hit: true, recorded: true,
+};
+const metrics = new Metrics({ redisUp: true, snapshot: null, ruleset: null } as unknown as LiveState);
 
 const results: MicroResult[] = [
   measure('decide(): found, clean (preferred)', () => decide(clean)),
   measure('decide(): found, two hard stops (blocked)', () => decide(blocked)),
   measure('decide(): not found', () => decide(notFound)),
-  measure('serialise: JSON.stringify(verdict)', () => JSON.stringify(verdict)),
-  measure('parse: parseJsonBody + zod, canonical body', () => parseJsonBody(canonicalBody, eligibilityRequest)),
+  measure('serialise: JSON.stringify(verdict with evidence) (reference)', () => JSON.stringify(verdict), { note: 'what serialiseVerdict replaced' }),
+  measure('serialise: templates.settle + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true)) , { note: 'includes decide() and toVerdict()' }),
+  measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
+  measure('parse: JSON.parse + zod, canonical body (reference)', () => parseEligibilityBodyGeneral(canonicalBody), { note: 'the general path' }),
+  measure('parse: parseCanonicalBody, canonical body', () => parseCanonicalBody(canonicalBody)),
   measure('parse: normaliseMcNumber("MC-123456")', () => normaliseMcNumber('MC-123456')),
   measure('decision id: decisionId() (pooled UUIDv7)', () => decisionId(nowMs)),
   measure('decision id: uuid v7() (reference)', () => uuidv7(), { note: 'what decisionId() replaced' }),
-  measure('request id: crypto.randomUUID() (reference)', () => randomUUID(), { note: 'x-request-id when the client sends none' }),
-  measure('rateLimitHeaders()', () => rateLimitHeaders({ allowed: true, limit: 1000, remaining: 999, retryAfterSeconds: 1, resetSeconds: 60, fromFallback: false })),
+  measure('request id: crypto.randomUUID() (reference)', () => randomUUID(), { note: 'what the prefix + counter ids replaced' }),
+  measure('headers: rateLimitHeaders() (memoised per decision)', () => rateLimitHeaders(budget)),
+  measure('headers: verdictHeadBlock() (memoised per decision)', () => verdictHeadBlock(budget)),
+  measure('log: logRequest() access line', () => logRequest(log, line, extra)),
+  measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
+  measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),
 ];
 
