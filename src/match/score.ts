@@ -61,23 +61,69 @@ function baseWeightUncached(raw: string): number | null {
   return null;
 }
 
+/** Everything about one token that does not depend on the name it is in (computed once per distinct token). */
+interface TokenFacts {
+  folded: string;
+  skeleton: string;
+  weight: number;
+  mask: number;
+  identifying: boolean;
+  digits: boolean;
+}
+
+/**
+ * Per weightOf (one per index build), the facts of each distinct raw token: carrier names reuse a small vocabulary,
+ * so one Map lookup per token replaces a fold, a skeleton, a weight and a mask each time.
+ */
+const FACTS = new WeakMap<WeightOf, Map<string, TokenFacts>>();
+
+function factsOf(raw: string, weightOf: WeightOf): TokenFacts {
+  let cache = FACTS.get(weightOf);
+  if (!cache) { cache = new Map(); FACTS.set(weightOf, cache); }
+  let facts = cache.get(raw);
+  if (facts) return facts;
+  const folded = foldToken(raw);
+  facts = {
+    folded, skeleton: skeleton(folded), weight: weightOf(folded, raw), mask: letterMask(folded),
+    identifying: baseWeight(raw) === null, digits: DIGITS.test(folded),
+  };
+  if (cache.size >= 300_000) cache.clear();
+  cache.set(raw, facts);
+  return facts;
+}
+
+/** Forgets the token facts computed with this weight function (its weights changed). */
+export function forgetTokenFacts(weightOf: WeightOf): void {
+  FACTS.delete(weightOf);
+}
+
 export function prepareName(display: string, weightOf: WeightOf): PreparedName | null {
   const { tokens: all, hadLegalForm } = stripForms(basicTokens(display));
-  const tokens = all.slice(0, MAX_TOKENS);
+  const tokens = all.length > MAX_TOKENS ? all.slice(0, MAX_TOKENS) : all;
   if (tokens.length === 0) return null;
-  const folded = tokens.map(foldToken);
-  const weights = folded.map((token, i) => weightOf(token, tokens[i]!));
+  const n = tokens.length;
+  const folded = new Array<string>(n);
+  const skeletons = new Array<string>(n);
+  const weights = new Array<number>(n);
+  const masks = new Array<number>(n);
   const identifying: number[] = [];
-  const numbers: string[] = [];
+  let numbers: string[] | null = null;
   let total = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    if (baseWeight(tokens[i]!) === null) identifying.push(i);
-    if (DIGITS.test(folded[i]!)) numbers.push(folded[i]!);
-    total += weights[i]!;
+  let compact = '';
+  for (let i = 0; i < n; i++) {
+    const facts = factsOf(tokens[i]!, weightOf);
+    folded[i] = facts.folded;
+    skeletons[i] = facts.skeleton;
+    weights[i] = facts.weight;
+    masks[i] = facts.mask;
+    if (facts.identifying) identifying.push(i);
+    if (facts.digits) (numbers ??= []).push(facts.folded);
+    total += facts.weight;
+    compact += facts.folded;
   }
   return {
-    display, tokens, folded, skeletons: folded.map(skeleton), weights, masks: folded.map(letterMask),
-    total, compact: folded.join(''), hadLegalForm, identifying, numbers: numbers.sort().join(' '),
+    display, tokens, folded, skeletons, weights, masks, total, compact, hadLegalForm, identifying,
+    numbers: numbers ? numbers.sort().join(' ') : '',
   };
 }
 

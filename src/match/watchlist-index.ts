@@ -15,7 +15,7 @@ import { compareAddresses, type PlaceOf } from './address.js';
 import { BUSINESS_WORDS, COMMON_CARRIER_WORD_SHARE, COMMON_CARRIER_WORDS, personTokenShare } from './name-tables.js';
 import { splitDba } from './normalise.js';
 import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind } from './person-name.js';
-import { baseWeight, explainScore, GENERIC_DISCOUNT, GENERIC_WEIGHT, nearGeneric, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
+import { baseWeight, explainScore, forgetTokenFacts, GENERIC_DISCOUNT, GENERIC_WEIGHT, nearGeneric, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
 
 export type ListName = WatchlistHit['list'];
 
@@ -79,6 +79,9 @@ const SINGLE_WORD_MIN_SIMILARITY = 0.92;
 const RARE_WEIGHT = 0.85;
 /** Share of people at which a name word counts as common (the third tier of the name tables). */
 const COMMON_PERSON_TOKEN = 0.0008;
+
+/** Weights do not matter for counting document frequency. */
+const UNIT_WEIGHT: WeightOf = () => 1;
 
 function deletions(token: string): string[] {
   const out: string[] = [];
@@ -188,13 +191,14 @@ export class WatchlistIndex {
     if (this.built) return;
     // Document frequency first (weights depend on it), then prepared names and keys.
     const df = new Map<string, number>();
-    const prepared0 = this.names.map((name) => prepareName(name.display, () => 1));
+    const prepared0 = this.names.map((name) => prepareName(name.display, UNIT_WEIGHT));
     for (const p of prepared0) {
       if (!p) continue;
       for (const token of new Set(p.folded)) df.set(token, (df.get(token) ?? 0) + 1);
     }
     this.documentFrequency = df;
     this.weightCache = new Map();
+    forgetTokenFacts(this.weightOf);
     this.tokenIds = new Map();
     this.tokenNames = [];
     this.tokenKeys = new Map();
