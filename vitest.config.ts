@@ -20,6 +20,7 @@ export default defineConfig({
             'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
+          setupFiles: ['test/helpers/cluster-env.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

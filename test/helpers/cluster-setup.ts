@@ -1,11 +1,17 @@
-// Global setup of the `cluster` vitest project: one private 3-master Redis Cluster for the whole run. The test
-// files of that project read REDIS_MODE/REDIS_CLUSTER_NODES from the environment (test/helpers/harness.ts), so
-// the same files run unchanged against standalone Redis in the `integration` project.
+// Global setup of the `cluster` vitest project: one private 3-master Redis Cluster for the whole run. Its nodes
+// are handed to that project's test workers only (provide → test/helpers/cluster-env.ts), never through this
+// process's environment, which every project's workers would inherit.
+import type { TestProject } from 'vitest/node';
 import { LocalCluster } from './redis-topology.js';
 
-export default async function setup(): Promise<() => Promise<void>> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisClusterNodes: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const cluster = await LocalCluster.start(3);
-  process.env.REDIS_MODE = 'cluster';
-  process.env.REDIS_CLUSTER_NODES = cluster.nodes;
+  project.provide('redisClusterNodes', cluster.nodes);
   return () => cluster.stop();
 }
