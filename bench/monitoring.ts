@@ -99,7 +99,7 @@ try {
   const stats = await detector.tick();
   const detectMs = performance.now() - t0;
   console.log(`snapshot flip: decided ${stats.decided} changed carriers, ${stats.changed} verdict changes, ${stats.events} events `
-    + `(each with its decision record) in ${secs(detectMs)}  [target < 30 s]`);
+    + `(each with its decision record) in ${secs(detectMs)}  [target < 30 s]; record diff ${secs(stats.diffMs ?? 0)}, fan-out ${secs(stats.fanOutMs ?? 0)}`);
 
   // Delivery: one endpoint, EVENTS events of distinct carriers, a local receiver answering 200 at once.
   let received = 0;

@@ -20,6 +20,10 @@ import { validSecrets, wantsEvent, type DeliveryLogEntry, type DeliveryState, ty
 
 const BATCH = 256;
 const MAX_BACKOFF_MS = 3600_000;
+/** How long this worker leaves an endpoint alone after finding nothing to send (bounds idle polling). */
+const IDLE_RECHECK_MS = 500;
+/** An endpoint waiting out a backoff, disabled or deleted is looked at again after at most this long. */
+const WAITING_RECHECK_MS = 2000;
 
 export interface DelivererOptions {
   redis: RedisClient;
@@ -48,6 +52,8 @@ const accepted = (result: SendResult) => result.status !== null && result.status
 export class WebhookDeliverer {
   private readonly token = randomBytes(8).toString('hex');
   private readonly active = new Map<string, Promise<void>>();
+  /** Endpoint → earliest time this worker looks at it again. */
+  private readonly recheckAt = new Map<string, number>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
@@ -81,10 +87,13 @@ export class WebhookDeliverer {
     for (const { account, id } of await store.index()) {
       if (!this.running || this.active.size >= this.options.concurrency) return;
       const name = `${account}\t${id}`;
-      if (this.active.has(name)) continue;
+      if (this.active.has(name) || (this.recheckAt.get(name) ?? 0) > Date.now()) continue;
       const lease = mkeys.webhookLease(account, id);
       if ((await redis.set(lease, this.token, 'PX', this.options.leaseMs, 'NX')) !== 'OK') continue;
-      const task = this.deliver(account, id).catch((error: unknown) => {
+      const task = this.deliver(account, id).then((waitMs) => {
+        this.recheckAt.set(name, Date.now() + waitMs);
+      }, (error: unknown) => {
+        this.recheckAt.set(name, Date.now() + WAITING_RECHECK_MS);
         this.options.log.warn({ err: error, endpoint: id }, 'webhook delivery failed; will retry');
       }).finally(async () => {
         this.active.delete(name);
@@ -101,33 +110,35 @@ export class WebhookDeliverer {
     return true;
   }
 
-  private async deliver(account: string, id: string): Promise<void> {
+  /** Delivers while there is work; resolves with how long to leave the endpoint alone. */
+  private async deliver(account: string, id: string): Promise<number> {
     // Renewed in the background too: one round may take longer than the lease (slow receivers, long lanes).
     const renew = setInterval(() => void this.stillMine(account, id).catch(() => false), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     try {
-      await this.deliverWhileOwned(account, id);
+      return await this.deliverWhileOwned(account, id);
     } finally {
       clearInterval(renew);
     }
   }
 
-  private async deliverWhileOwned(account: string, id: string): Promise<void> {
+  private async deliverWhileOwned(account: string, id: string): Promise<number> {
     const { store, events } = this.options;
     while (this.running && await this.stillMine(account, id)) {
       const endpoint = await store.get(account, id);
       if (!endpoint) {
         // Deleted (or unreadable): forget it only when the record is really gone.
         if (!await this.options.redis.hexists(this.options.mkeys.webhooks(account), id)) await store.remove(account, id);
-        return;
+        return WAITING_RECHECK_MS;
       }
-      if (endpoint.status !== 'active') return;
+      if (endpoint.status !== 'active') return WAITING_RECHECK_MS;
       const state = await store.state(account, id);
-      if (state.nextAt > Date.now()) return;
-      if (!await this.replays(endpoint, state)) return;
+      if (state.nextAt > Date.now()) return Math.min(state.nextAt - Date.now(), WAITING_RECHECK_MS);
+      if (!await this.replays(endpoint, state)) return 0;
       const batch = await events.after(account, state.cursor, BATCH);
-      if (batch.length === 0) return;
-      if (!await this.round(endpoint, state, batch)) return;
+      if (batch.length === 0) return IDLE_RECHECK_MS;
+      if (!await this.round(endpoint, state, batch)) return 0;
     }
+    return 0;
   }
 
   /** Explicitly requested re-deliveries (replay), oldest first; false when the endpoint must wait or stop. */

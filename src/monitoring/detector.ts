@@ -57,6 +57,9 @@ export interface TickStats {
   changed: number;
   events: number;
   skipped?: string;
+  /** Milliseconds spent finding candidates (record diff, DNU log, schedule) and fanning changes out. */
+  diffMs?: number;
+  fanOutMs?: number;
 }
 
 function safeDecode(mc: string, encoded: string | null): CarrierLookup | null {
@@ -101,7 +104,9 @@ export class ChangeDetector {
     if (processed.ruleset !== undefined && processed.ruleset !== rulesetVersion) full = 'ruleset';
     const first = processed.snapshot === undefined;
     if (!first && processed.snapshot !== snapshot.version && full === null) {
+      const diffStarted = performance.now();
       const changed = await this.diffSnapshots(processed.snapshot ?? '', snapshot.version);
+      stats.diffMs = Math.round(performance.now() - diffStarted);
       if (changed === null) full = 'snapshot';
       else for (const mc of changed) candidates.set(mc, 'snapshot');
     }
@@ -112,7 +117,9 @@ export class ChangeDetector {
     }
     const context = { snapshot, ruleset, nowMs };
     if (first) {
-      // First run: baselines only (no history to compare with), for every watched carrier.
+      // First run: baselines only (no history to compare with), for every watched carrier. The newly-watched
+      // sets are emptied first: the full pass covers those, and a watch added during it lands there again.
+      await sendKeyed(redis, Array.from({ length: WATCH_SHARDS }, (_, shard) => ['del', mkeys.fresh(shard)] as const));
       await this.forEachWatched(async (mcs) => this.process(mcs.map((mc) => [mc, null]), context, stats));
     } else if (full !== null) {
       const trigger = full;
@@ -234,7 +241,9 @@ export class ChangeDetector {
     });
     if (changes.length > 0) {
       stats.changed += changes.length;
+      const fanOutStarted = performance.now();
       stats.events += await this.fanOut(changes, context);
+      stats.fanOutMs = (stats.fanOutMs ?? 0) + Math.round(performance.now() - fanOutStarted);
     }
     await sendKeyed(redis, writes);
   }
