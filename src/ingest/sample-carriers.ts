@@ -50,7 +50,7 @@ export const SHOWCASE: SampleCarrier[] = [
 export const WITH_REASONS: SampleCarrier[] = [
   { mc: 200001, dot: d(200001), legal: 'MIDNIGHT EXPRESS HAULERS LLC' },
   { mc: 200002, dot: d(200002), legal: 'Northwind Maritime Logistics, Inc.' },
-  { mc: 200003, dot: d(200003), legal: 'KASPIAN CARGO TRADERS LLC' },
+  { mc: 200003, dot: d(200003), legal: 'KASPAIN CARGO TRADING LLC', dba: 'VOLGA RIVER BANKING GROUP' },
   { mc: 200004, dot: d(200004), legal: 'Redline Freight Solutions, L.L.C.' },
   { mc: 200005, dot: d(200005), legal: 'BLACKSTONE HAULAGE PARTNER INC' },
   { mc: 200006, dot: d(200006), legal: 'DUSTY ROAD TRUCKING LLC', oos: { rescinded: false } },
@@ -101,7 +101,7 @@ export const DEMO_CARRIERS: DemoCarrier[] = [
   { mc: '100005', tier: 'standard', reasons: [], note: 'OOS order says ACTIVE but was rescinded' },
   { mc: '100006', tier: 'preferred', reasons: [], note: 'policy replaced (not a lapse)' },
   blocked(200002, ['ofac_sdn_match'], 'name equals an SDN entry but for punctuation and suffix'),
-  review(200003, ['possible_ofac_match'], 'name similar to an SDN alias'),
+  review(200003, ['possible_ofac_match', 'ofac_consolidated_match'], 'name similar to an SDN alias; DBA equals an OFAC consolidated (non-SDN, sectoral) entry'),
   blocked(200004, ['sam_exclusion'], 'active SAM exclusion'),
   review(200005, ['possible_sam_exclusion'], 'name similar to an active SAM exclusion'),
   blocked(200006, ['out_of_service_order'], 'new-entrant OOS order in force'),

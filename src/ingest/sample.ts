@@ -38,6 +38,10 @@ const OFAC_LINES = [
   `990002,"KASPIAN CARGO TRADING",-0- ,"SAMPLE",${OFAC_NULLS(7)},"Fictional entry for the demo."`,
   `990003,"VOLKOV, Ivan Petrovich","individual","SAMPLE",${OFAC_NULLS(7)},"Fictional person for the demo."`,
 ];
+/** OFAC consolidated (non-SDN) list: a fictional sectoral-sanctions entry (the ofac_consolidated_match demo). */
+const OFAC_CONS_LINES = [
+  `990101,"VOLGA RIVER BANKING GROUP",-0- ,"UKRAINE-EO13662",${OFAC_NULLS(7)},"Fictional entry for the demo."`,
+];
 const OFAC_ALT_LINES = [
   '11195,11591,"aka","HESA TRADE CENTER",-0- ',
   '990002,990102,"aka","KASPIAN CARGO TRADING COMPANY",-0- ',
@@ -109,6 +113,7 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
     insurance: join(dir, 'li_actpendinsur_legacy.txt'), insuranceHistory: join(dir, 'li_inshist_legacy.txt'),
     revocations: join(dir, 'li_revocation_legacy.csv'), oos: join(dir, 'oos_p2mt-9ige.csv'), ofacSdn: join(dir, 'sdn.csv'),
     ofacAlt: join(dir, 'alt.csv'), sam: join(dir, 'SAM_Exclusions_Public_V2.csv'), dnu: join(dir, 'do_not_use.csv'),
+    ofacCons: join(dir, 'cons_prim.csv'),
   };
   const lf = (lines: string[]) => `${lines.join('\n')}\n`;
   // OFAC ships CRLF lines and a final Ctrl-Z line; the sample does too.
@@ -121,6 +126,7 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
   await writeFile(files.oos!, lf(oos));
   await writeFile(files.ofacSdn!, ofac(OFAC_LINES), 'latin1');
   await writeFile(files.ofacAlt!, ofac(OFAC_ALT_LINES), 'latin1');
+  await writeFile(files.ofacCons!, ofac(OFAC_CONS_LINES), 'latin1');
   await writeFile(files.sam!, lf(sam));
   await writeFile(files.dnu!, lf(dnu));
   return files;
@@ -143,7 +149,7 @@ export interface SeedOptions {
  */
 export function sampleSourceAsOf(nowMs: number): Partial<Record<SourceName, string>> {
   const now = new Date(nowMs).toISOString();
-  return { authority: now, insurance_history: now, ofac_sdn: now };
+  return { authority: now, insurance_history: now, ofac_sdn: now, ofac_cons: now };
 }
 
 /** Regenerates the sample with dates relative to now and ingests it (--as-of now, --force). */

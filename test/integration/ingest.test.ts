@@ -82,9 +82,10 @@ describe('sample ingest', () => {
     expect(status.meta!.sources.census).toMatchObject({ present: true, rows: 268 });
     expect(status.being_written).toEqual([]);
     const record = decodeCarrier('200002', await redis.hget(keys.carrierBucket(status.current_version!, carrierBucket('200002')), '200002'));
-    expect(record.kind === 'found' && record.record.hits).toEqual([{
+    // Since issue 8 hits also carry the matcher's evidence (entity type, programs, agreed fields, explanation).
+    expect(record.kind === 'found' && record.record.hits).toMatchObject([{
       list: 'ofac_sdn', entry_id: '990001', matched_name: 'NORTHWIND MARITIME LOGISTICS', carrier_name: 'Northwind Maritime Logistics, Inc.',
-      score: 1, exact: true, note: 'program SAMPLE',
+      score: 1, exact: true, note: 'program SAMPLE', entity_type: 'entity', programs: ['SAMPLE'],
     }]);
   });
 
