@@ -165,6 +165,13 @@ export class EligibilityService {
     // per cache-hot request).
     const verdict = this.evaluateNow(mc, backendOk) ?? await this.evaluate(mc, backendOk);
     if (this.recorder === null) return verdict;
+    // Redis is already known to be unreachable or too slow: a record write would only wait out the command
+    // timeout (measured: median answer 111 ms instead of < 5 ms with Redis paused) to fail. The answer
+    // dispatches nothing, so it goes out at once, logged only (`recorded: false`), like a failed write.
+    if (verdict.degraded && verdict.reasons.includes('backend_unavailable')) {
+      unrecorded.add(verdict);
+      return verdict;
+    }
     if (await this.recorder.record(verdict, context)) return verdict;
     this.state.markDown('decision record write failed');
     const nowMs = this.now();
@@ -224,9 +231,12 @@ export class EligibilityService {
     this.recorder?.noteSnapshot(snapshot);
     const nowMs = this.now();
     const onDoNotUseList = this.state.doNotUse.has(mc, nowMs);
-    const decision = this.templates.settle(decide({
+    const fresh = decide({
       lookup, ruleset, snapshot, backendAvailable, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs, onDoNotUseList,
-    }), lookup, snapshot, ruleset, onDoNotUseList, mc);
+    });
+    // Templates only for carriers checked again (a cache hit): a first check pays JSON.stringify anyway, and
+    // building a template for every cache miss made the cache-cold check ~20 % dearer in the bench.
+    const decision = cacheHit ? this.templates.settle(fresh, lookup, snapshot, ruleset, onDoNotUseList, mc) : fresh;
     return toVerdict(decision, mc, nowMs, cacheHit && !decision.degraded);
   }
 }
