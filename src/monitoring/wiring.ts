@@ -40,8 +40,14 @@ function stores(parts: MonitoringParts, redis: RedisClient) {
   };
 }
 
+/** Management calls write up to 5000 rows at once: a fail-fast connection, but not the 150 ms verdict budget. */
+const MANAGEMENT_TIMEOUT_MS = 2000;
+
 export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
-  const { watch, webhooks, events } = stores(parts, parts.redis);
+  const redis = createRedis(redisTarget(parts.config), 'request-path', Math.max(parts.config.REDIS_COMMAND_TIMEOUT_MS, MANAGEMENT_TIMEOUT_MS));
+  // Closed with the service's own request-path connection (the composition root closes that one on stop).
+  parts.redis.once('end', () => redis.disconnect());
+  const { watch, webhooks, events } = stores(parts, redis);
   return monitoringRoutes({
     auth: parts.auth, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
     maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
