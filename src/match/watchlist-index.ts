@@ -117,6 +117,7 @@ export class WatchlistIndex {
   private tokenKeys = new Map<string, number[]>();
   private skeletonKeys = new Map<string, number[]>();
   private nameKeys = new Map<string, number[]>();
+  private namePostings = new Map<string, Int32Array>();
   /** Per list name, prefix sums of its token weights in ascending order: [0, lightest, lightest two, ...]. */
   private lightestPrefix: Float64Array[] = [];
   private tokenCache = new Map<string, Int32Array>();
@@ -246,6 +247,9 @@ export class WatchlistIndex {
       for (let k = 0; k < ascending.length; k++) prefix[k + 1] = prefix[k]! + ascending[k]!;
       this.lightestPrefix[id] = prefix;
     });
+    // Typed postings: every list the hot loop walks is an Int32Array (one array shape for the JIT).
+    this.namePostings = new Map([...this.nameKeys].map(([key, ids]) => [key, Int32Array.from(ids)]));
+    this.nameKeys = new Map();
     this.mask = new Int32Array(this.names.length);
     this.individual = Uint8Array.from(this.names, (name) => (name.individual ? 1 : 0));
     this.genericTokens = Uint8Array.from(this.names, (name) => name.prepared?.weights.filter((w) => w <= GENERIC_WEIGHT).length ?? 0);
@@ -386,7 +390,7 @@ export class WatchlistIndex {
     const { stamp, mask } = this;
     const weights = carrier.weights;
     // Each candidate collects a bit per carrier token it shares (bit 30: the whole name without spaces).
-    const touchAll = (ids: ArrayLike<number>, bits: number) => {
+    const touchAll = (ids: Int32Array, bits: number) => {
       for (let k = 0; k < ids.length; k++) {
         const nameId = ids[k]!;
         if (stamp[nameId] !== q) {
@@ -406,11 +410,11 @@ export class WatchlistIndex {
         const ia = keyTokens[a]!;
         const ib = keyTokens[b]!;
         if (ia >= 30 || ib >= 30) continue;
-        const ids = this.nameKeys.get(`p${pairKey(carrier.folded[ia]!, carrier.folded[ib]!)}`);
+        const ids = this.namePostings.get(`p${pairKey(carrier.folded[ia]!, carrier.folded[ib]!)}`);
         if (ids) touchAll(ids, (1 << ia) | (1 << ib));
       }
     }
-    const compact = this.nameKeys.get(`c${carrier.compact}`);
+    const compact = this.namePostings.get(`c${carrier.compact}`);
     if (compact) touchAll(compact, ((1 << Math.min(30, weights.length)) - 1) | (1 << 30));
 
     // Upper bound of each candidate's score from the carrier tokens it shares; drop those that cannot reach the
