@@ -33,6 +33,8 @@ export interface MonitoringRouteDeps {
   maxWatched: number;
   allowPrivateWebhooks: boolean;
   log: Logger;
+  /** Resolves once the stores' connection is usable (or after a short wait): no 503 just because it is starting. */
+  ready?: () => Promise<void>;
 }
 
 const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'Monitoring is temporarily unavailable; retry shortly.', {
@@ -108,6 +110,7 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
     async handler(request) {
       const key = await authorise(request);
       try {
+        await deps.ready?.();
         const response = await act(key, request);
         return { ...response, headers: { 'cache-control': 'no-store', ...response.headers }, log: { key_id: key.id, ...response.log } };
       } catch (error) {

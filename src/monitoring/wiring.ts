@@ -48,7 +48,17 @@ export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
   // Closed with the service's own request-path connection (the composition root closes that one on stop).
   parts.redis.once('end', () => redis.disconnect());
   const { watch, webhooks, events } = stores(parts, redis);
+  const ready = () => (redis.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => {
+    const timer = setTimeout(done, MANAGEMENT_TIMEOUT_MS);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+    redis.on('ready', done);
+  }));
   return monitoringRoutes({
+    ready,
     auth: parts.auth, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
     maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
   });
