@@ -44,7 +44,9 @@ beforeAll(async () => {
   t = await startTestApp(ENV);
   receiver = await startReceiver();
   await t.publishRules();
-  await t.writeSnapshot([cleanCarrier('100001', { authority: { status: 'inactive', granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: null } }), cleanCarrier('200015'), cleanCarrier('501'), cleanCarrier('502'), cleanCarrier('503')]);
+  const version = await t.writeSnapshot([cleanCarrier('100001', { authority: { status: 'inactive', granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: null } }), cleanCarrier('200015'), cleanCarrier('501'), cleanCarrier('502'), cleanCarrier('503')]);
+  // The listing shows verdicts: wait until the service serves the snapshot (it polls every 100 ms).
+  await waitFor(async () => t.app.parts.state.snapshot?.version, (served) => served === version, 5000);
   keyA = (await t.createKey({ account: 'acme', scopes: ['monitoring'] })).key;
   eligibilityA = (await t.createKey({ account: 'acme', scopes: ['eligibility'] })).key;
   keyB = (await t.createKey({ account: 'globex', scopes: ['monitoring'] })).key;
