@@ -66,11 +66,12 @@ export interface Destination {
 
 /**
  * Collects every line of one event-loop turn (pino's and the access lines) and hands them to the destination in
- * one write at the end of the turn, or earlier once 16 KiB are waiting. SonicBoom's write() measures the UTF-8
- * length of its whole pending buffer on every call; fed one access line per request it was 12–15 % of a
- * cache-hot request's CPU in the profile (`writeString` + `byteLengthUtf8`, bench/README.md), fed once per turn
- * (10–60 requests) it disappears. Lines keep their order: everything goes through here. On exit the pending
- * lines are passed on and flushed synchronously, as pino does for its own destination.
+ * one write at the end of the turn, or earlier once 16 KiB are waiting. SonicBoom's write() re-measures the UTF-8
+ * length of its pending buffer on every call, and each chunk it writes costs a system call; fed once per turn
+ * (10–60 requests) instead of once per line, both are paid per turn (with the synchronous destination below the
+ * log write left the cache-hot profile, where it had been 6–9 %, bench/README.md). Lines keep their order:
+ * everything goes through here. On exit the pending lines are passed on and flushed synchronously, as pino does
+ * for its own destination.
  */
 class TurnBatcher {
   private pending = '';

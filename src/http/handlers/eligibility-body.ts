@@ -5,7 +5,7 @@
 // The fast path answers only when the general path would give the same value (digits that normalise to an MC
 // number; an all-zero number is left to the general path, which rejects it), and says nothing (null) otherwise.
 // test/unit/fast-path-differential.test.ts checks that on generated bodies. What it saves: JSON.parse, the
-// UTF-8 decode and the zod parse, ~1.3 µs per request of the ~45 µs cache-hot check (bench/micro).
+// UTF-8 decode and the zod parse: 627 ns → 89 ns per request in bench/micro (of a ~50–75 µs cache-hot check).
 import { z } from 'zod';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { parseJsonBody } from '../json-body.js';
