@@ -483,13 +483,14 @@ export class WatchlistIndex {
 
 /**
  * How weak a list name is as evidence: 'ordinary' when it has no identifying word (initials only: "B S
- * COMPANY") or its identifying words are all ordinary carrier words or common person-name words (TIMBER
- * CORPORATION, RAMIREZ Y CIA. LTDA.); 'short' when its one identifying word has fewer than five letters (a
- * one-letter difference is then another word); null otherwise.
+ * COMPANY"), only a two-letter acronym ("KB LINES LIMITED"), or identifying words that are all ordinary carrier
+ * words or common person-name words (TIMBER CORPORATION, RAMIREZ Y CIA. LTDA.); 'short' when its one identifying
+ * word has fewer than five letters (a one-letter difference is then another word); null otherwise.
  */
 function weakListName(listed: PreparedName): 'ordinary' | 'short' | null {
   const identifying = listed.tokens.filter((token) => baseWeight(token) === null);
-  if (identifying.length === 0) return 'ordinary';
+  // No identifying word, or only a two-letter acronym (KB LINES LIMITED): initials say almost nothing.
+  if (identifying.length === 0 || (identifying.length === 1 && identifying[0]!.length <= 2)) return 'ordinary';
   if (identifying.every((token) => COMMON_CARRIER_WORDS.has(token) || personTokenShare(token) >= COMMON_PERSON_TOKEN)) return 'ordinary';
   if (identifying.length === 1 && identifying[0]!.length < 5) return 'short';
   return null;
