@@ -62,6 +62,23 @@ export interface TickStats {
   fanOutMs?: number;
 }
 
+/** When a live do-not-use entry lapses (its expires_at), if that is still ahead: a time-based change too. */
+function dnuExpiry(raw: string | null | undefined, nowMs: number): number | null {
+  if (!raw) return null;
+  try {
+    const expires = (JSON.parse(raw) as { expires_at?: unknown }).expires_at;
+    const ms = typeof expires === 'string' && expires !== '' ? Date.parse(expires) : Number.NaN;
+    return Number.isFinite(ms) && ms > nowMs ? ms : null;
+  } catch {
+    return null;
+  }
+}
+
+function earliest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
+}
+
 function safeDecode(mc: string, encoded: string | null): CarrierLookup | null {
   try {
     return decodeCarrier(mc, encoded);
@@ -228,7 +245,7 @@ export class ChangeDetector {
       if (decision.degraded) return;
       const record = lookup?.kind === 'found' ? lookup.record : null;
       const shard = shardOf(mc);
-      const next = record ? nextChangeAt(record, context.ruleset.rules, context.nowMs) : null;
+      const next = earliest(record ? nextChangeAt(record, context.ruleset.rules, context.nowMs) : null, dnuExpiry(listed[index], context.nowMs));
       writes.push(next === null ? ['zrem', mkeys.schedule(shard), mc] : ['zadd', mkeys.schedule(shard), next, mc]);
       const after = summarise(decision);
       if (before === null || trigger === null) {

@@ -1,7 +1,8 @@
 // When may a carrier's verdict change by the passing of time alone? decide() reads the clock for five rules:
 // a revocation taking effect, a pending revocation's effective day, a new authority aging out, a BIPD
-// cancellation entering (and leaving) its warning window, and an MCS-150 going out of date. The earliest such
-// instant after now is kept in a sorted set per shard; the detector re-decides the carrier then. Pure.
+// cancellation entering (and leaving) its warning window, and an MCS-150 going out of date (the detector adds a
+// do-not-use entry's expiry). The earliest such instant after now is kept in a sorted set per shard; the
+// detector re-decides the carrier then. Pure.
 import type { CarrierRecord } from '../core/carrier.js';
 import { DAY_MS, toEpochMs } from '../core/dates.js';
 import type { RuleSet } from '../core/ruleset.js';

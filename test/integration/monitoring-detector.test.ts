@@ -13,6 +13,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { newSnapshotVersion, SnapshotWriter } from '../../src/store/snapshot-writer.js';
+import { applyDoNotUse } from '../../src/store/do-not-use.js';
 import { cleanCarrier, randomPrefix, testRedisTarget } from '../helpers/harness.js';
 
 const DAY = 86_400_000;
@@ -97,5 +98,18 @@ describe('change detector', () => {
     clock = start + 3 * DAY + 120_000;
     await detector.tick();
     expect((await feed('acme')).at(-1)?.type).toBe('screening.restored');
+  });
+
+  it('a do-not-use entry that expires is a time-based change when it lapses', async () => {
+    const expires = clock + 3600_000;
+    await applyDoNotUse(redis, keys, [{ op: 'set', mc: '701', entry: JSON.stringify({ reason: 'dispute', added_at: new Date(clock).toISOString(), expires_at: new Date(expires).toISOString() }) }]);
+    await detector.tick();
+    expect((await feed('globex')).at(-1)).toMatchObject({ trigger: 'do_not_use', after: { reasons: ['do_not_use', 'insurance_below_minimum'] } });
+    expect(Number(await redis.zscore(mkeys.schedule(shardOf('701')), '701'))).toBe(expires);
+    clock = expires + 1000;
+    await detector.tick();
+    const last = (await feed('globex')).at(-1);
+    expect(last).toMatchObject({ trigger: 'time', after: { reasons: ['insurance_below_minimum'] } });
+    expect(last?.reasons_removed.map((change) => change.reason)).toEqual(['do_not_use']);
   });
 });
