@@ -349,7 +349,16 @@ export class DetectorLoop {
       if ((await this.redis.get(this.leaderKey)) !== this.token) return null;
       await this.redis.pexpire(this.leaderKey, leaseMs);
     }
-    return this.detector.tick();
+    // A tick can outlast the lease (a first observation or a rule set change over a million pairs): keep it
+    // renewed meanwhile, so no second worker starts detecting (and emitting) the same changes.
+    const renew = setInterval(() => {
+      void this.redis.get(this.leaderKey).then((holder) => (holder === this.token ? this.redis.pexpire(this.leaderKey, leaseMs) : 0)).catch(() => 0);
+    }, Math.floor(leaseMs / 3));
+    try {
+      return await this.detector.tick();
+    } finally {
+      clearInterval(renew);
+    }
   }
 
   async stop(): Promise<void> {
