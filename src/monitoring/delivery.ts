@@ -173,7 +173,9 @@ export class WebhookDeliverer {
     for (const entry of batch) {
       if (!wantsEvent(endpoint, entry.event.type) || ahead.has(entry.event.id)) continue;
       const lane = entry.event.mc ?? '*';
-      lanes.set(lane, [...(lanes.get(lane) ?? []), entry]);
+      const queue = lanes.get(lane);
+      if (queue) queue.push(entry);
+      else lanes.set(lane, [entry]);
     }
     await Promise.all([...lanes.values()].map(async (lane) => {
       for (const entry of lane) {
