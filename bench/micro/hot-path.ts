@@ -4,7 +4,7 @@
 // change replaced, so the saving stays visible in review.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { decide, type DecisionInput } from '../../src/core/decide.js';
+import { decide, decideWithoutEvidence, type DecisionInput } from '../../src/core/decide.js';
 import { normaliseMcNumber } from '../../src/core/mc-number.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
@@ -54,8 +54,10 @@ const results: MicroResult[] = [
   measure('decide(): found, clean (preferred)', () => decide(clean)),
   measure('decide(): found, two hard stops (blocked)', () => decide(blocked)),
   measure('decide(): not found', () => decide(notFound)),
+  measure('decide(): found, clean, without evidence', () => decideWithoutEvidence(clean), { note: 'what a cache-hot check runs when its template matches' }),
   measure('serialise: JSON.stringify(verdict with evidence) (reference)', () => JSON.stringify(verdict), { note: 'what serialiseVerdict replaced' }),
   measure('serialise: templates.settle + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true)) , { note: 'includes decide() and toVerdict()' }),
+  measure('serialise: templates.settleInput + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true)), { note: 'the cache-hot path: evidence only on a template miss' }),
   measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
   measure('parse: JSON.parse + zod, canonical body (reference)', () => parseEligibilityBodyGeneral(canonicalBody), { note: 'the general path' }),
   measure('parse: parseCanonicalBody, canonical body', () => parseCanonicalBody(canonicalBody)),

@@ -130,7 +130,14 @@ function isPreferred(record: CarrierRecord, rules: RuleSet): boolean {
 }
 
 export function decide(input: DecisionInput): Decision {
-  const decision = decideWithoutEvidence(input);
+  return withEvidence(input, decideWithoutEvidence(input));
+}
+
+/** A decision's fields except its evidence: what a caller holding a decision for the same inputs compares. */
+export type DecisionFields = Omit<Decision, 'evidence'>;
+
+/** The evidence for decideWithoutEvidence(input), attached: decide(input) is exactly this. */
+export function withEvidence(input: DecisionInput, decision: DecisionFields): Decision {
   return {
     ...decision,
     evidence: buildEvidence({
@@ -140,7 +147,12 @@ export function decide(input: DecisionInput): Decision {
   };
 }
 
-function decideWithoutEvidence(input: DecisionInput): Omit<Decision, 'evidence'> {
+/**
+ * decide() without building the evidence. The evidence is a pure function of the reasons and the inputs, so a
+ * caller that already holds a decision for the same lookup, snapshot, rule set and do-not-use flag with these
+ * same fields can reuse that decision's evidence (the cache-hot verdict templates do: bench/README.md).
+ */
+export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
   const base = {
     ruleset_version: input.ruleset?.version ?? null,
     data_as_of: input.snapshot?.data_as_of ?? null,

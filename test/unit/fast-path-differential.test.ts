@@ -167,7 +167,10 @@ describe('verdict templates', () => {
       const onDoNotUseList = rng.chance(0.05);
       const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs, onDoNotUseList };
       const fresh = decide(input);
-      const used = templates.settle(decide(input), lookup, snapshot, ruleset, onDoNotUseList, mc);
+      // Both entries: settle() of a full decision, and settleInput(), which builds the evidence only on a miss.
+      const used = step % 2 === 0
+        ? templates.settle(decide(input), lookup, snapshot, ruleset, onDoNotUseList, mc)
+        : templates.settleInput(input, mc);
       if (used !== fresh && used.evidence !== fresh.evidence) reused += 1;
       const cacheHit = rng.chance(0.8);
       const verdict = toVerdict(used, mc, nowMs, cacheHit);
