@@ -123,9 +123,14 @@ async function main(): Promise<void> {
   let ownRedis: ChildProcess | null = null;
   let app: RunningApp | null = null;
   const shared = process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '';
-  const stopRedis = () => {
-    ownRedis?.kill('SIGTERM');
+  // Waits (≤ 2 s) for the private redis-server to be gone, so "stopped on exit" is true when the demo returns.
+  const stopRedis = async () => {
+    const child = ownRedis;
     ownRedis = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
   };
   try {
     if (shared) {
@@ -160,7 +165,7 @@ async function main(): Promise<void> {
     printWelcome(`http://127.0.0.1:${app.http?.port ?? config.PORT}`, plaintext, config.REDIS_URL, config.REDIS_PREFIX);
   } catch (error) {
     await app?.stop().catch(() => undefined);
-    stopRedis();
+    await stopRedis();
     throw error;
   }
 
@@ -176,7 +181,7 @@ async function main(): Promise<void> {
       await deleteByPrefix(redis, DEMO_PREFIX).catch(() => undefined);
       redis.disconnect();
     }
-    stopRedis();
+    await stopRedis();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
