@@ -7,7 +7,7 @@ import { sourceEvidence } from '../../src/core/evidence.js';
 import { REASON_CODES, type Reason } from '../../src/core/reasons.js';
 import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
 import { canonicalJson } from '../../src/decisions/reader.js';
-import { decodeRecord, encodeRecord, evidenceVariant } from '../../src/decisions/record-codec.js';
+import { decodeRecord, encodeRecord, encodeRecordGeneral, evidenceVariant } from '../../src/decisions/record-codec.js';
 import { toVerdict } from '../../src/verdict/eligibility.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -145,6 +145,21 @@ describe('decision record codec', () => {
     const { carrier: _carrier, evidence: _evidence, ...rest } = verdict;
     expect(stored.verdict).toEqual(rest);
     expect(JSON.stringify(stored.verdict)).toBe(JSON.stringify(rest));
+  });
+
+  it('encodes a cache-hot verdict from its cached tail exactly as field by field, and notices a changed field', () => {
+    const decision = decide(found({ safety_rating: 'C', mcs150_date: daysAgo(800) }));
+    const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId: 'r-1', reference: 'load "7"', jobId: null, row: null };
+    for (let step = 0; step < 3; step += 1) {
+      const verdict = toVerdict(decision, '123456', NOW + step, true);
+      expect(encodeRecord(verdict, { ...context, requestId: `r-${step}` })).toBe(encodeRecordGeneral(verdict, { ...context, requestId: `r-${step}` }));
+      const changed = { ...verdict, mc_number: '654321', eligible: !verdict.eligible };
+      expect(encodeRecord(changed, context)).toBe(encodeRecordGeneral(changed, context));
+      const row = { kind: 'batch_row' as const, keyId: 'k1', account: step === 2 ? 'other' : 'acme', requestId: null, reference: null, jobId: 'j"1', row: step };
+      expect(encodeRecord(verdict, row)).toBe(encodeRecordGeneral(verdict, row));
+      const miss = { ...verdict, cache_hit: false };
+      expect(encodeRecord(miss, context)).toBe(encodeRecordGeneral(miss, context));
+    }
   });
 
   it('keeps the evidence of a verdict without a carrier inline', () => {
