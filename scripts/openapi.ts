@@ -5,10 +5,275 @@ import { REASON_CODES } from '../src/core/reasons.js';
 import { ERROR_KINDS } from '../src/errors.js';
 import { PROBLEMS } from '../src/http/problem.js';
 import { SERVICE_VERSION } from '../src/app.js';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../src/monitoring/events-model.js';
+import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';
+import { MAX_ENDPOINTS_PER_ACCOUNT } from '../src/monitoring/webhook-store.js';
 
 const problemRef = { $ref: '#/components/responses/Problem' };
 const outcomes = ['eligible', 'review', 'hard_stop', 'not_found', 'not_screened', 'error'];
 const statuses = (...codes: number[]) => Object.fromEntries(codes.map((code) => [String(code), problemRef]));
+
+// Monitoring: request bodies come from the routes' own zod schemas (what is published is what is validated).
+const fromZod = (schema: z.ZodType) => {
+  const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return json;
+};
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const monitoringSecurity = [{ apiKey: ['monitoring'] }];
+const monitoringProblems = (...codes: number[]) => statuses(401, 403, ...codes, 503);
+const mcPath = { name: 'mc', in: 'path', required: true, schema: { type: 'string', examples: ['MC-123456'] }, description: 'MC number, normalised (1-8 digits, optional MC prefix)' };
+const endpointPath = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ep_[a-z0-9]{16}$' } };
+const limitQuery = (max: number) => ({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: max, default: 100 } });
+const verdictBrief = {
+  type: ['object', 'null'],
+  required: ['eligible', 'tier', 'reasons'],
+  properties: {
+    eligible: { type: 'boolean' },
+    tier: { type: ['string', 'null'], enum: ['preferred', 'standard', 'conditional', 'blocked', null] },
+    reasons: { type: 'array', items: schemaRef('ReasonCode') },
+  },
+};
+const reasonChange = {
+  type: 'object', required: ['reason', 'evidence'],
+  properties: { reason: schemaRef('ReasonCode'), evidence: { description: 'as in Evidence.reasons (null when none was kept)', type: ['object', 'null'] } },
+};
+const webhookHeaders = {
+  'webhook-id': { required: true, description: 'the event id (UUIDv7); deduplicate on it', schema: { type: 'string' } },
+  'webhook-timestamp': { required: true, description: 'Unix seconds of the attempt', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'webhook-signature': {
+    required: true,
+    description: 'space-separated `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`, one per valid secret (two during a rotation)',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+};
+const monitoringSchemas = {
+  EventType: { type: 'string', enum: EVENT_TYPES },
+  Event: {
+    type: 'object',
+    description: 'A monitoring event (docs/monitoring.md). The same body is the webhook payload and a pull-feed item.',
+    required: ['id', 'type', 'occurred_at', 'observed_at', 'mc', 'dot', 'trigger', 'before', 'after', 'reasons_added', 'reasons_removed', 'decision_id', 'ruleset_version', 'data_as_of'],
+    properties: {
+      id: { type: 'string', format: 'uuid', description: 'UUIDv7; equals the webhook-id header' },
+      type: schemaRef('EventType'),
+      occurred_at: { type: 'string', format: 'date-time', description: 'the source\'s own date of the change where there is one, else observed_at' },
+      observed_at: { type: 'string', format: 'date-time' },
+      mc: { type: ['string', 'null'], description: 'null for screening.* events' },
+      dot: { type: ['string', 'null'] },
+      trigger: { type: ['string', 'null'], enum: ['snapshot', 'do_not_use', 'ruleset', 'time', 'restored', null] },
+      before: verdictBrief, after: verdictBrief,
+      reasons_added: { type: 'array', items: reasonChange },
+      reasons_removed: { type: 'array', items: reasonChange },
+      decision_id: { type: ['string', 'null'], format: 'uuid', description: 'a decision record of the new verdict, owned by the account' },
+      ruleset_version: { type: ['integer', 'null'] },
+      data_as_of: { type: ['string', 'null'], format: 'date-time' },
+      effective_on: { type: ['string', 'null'], description: 'carrier.at_risk only: the date the pending cancellation or revocation takes effect' },
+      degraded_reasons: { type: 'array', items: schemaRef('ReasonCode'), description: 'screening.degraded / screening.restored only' },
+    },
+  },
+  WatchRefBody: fromZod(watchRefBody),
+  WatchImport: {
+    type: 'object', required: ['items'], description: 'all or nothing; a repeated MC keeps its first row',
+    properties: {
+      items: {
+        type: 'array', minItems: 1, maxItems: MAX_WATCH_ROWS,
+        items: { type: 'object', required: ['mc'], properties: { mc: { type: 'string' }, ref: { type: ['string', 'null'], maxLength: 256 } } },
+      },
+    },
+  },
+  WatchPage: {
+    type: 'object', required: ['items', 'watched', 'next_cursor'],
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['mc', 'added_at', 'ref', 'verdict'],
+          properties: {
+            mc: { type: 'string' }, added_at: { type: 'string', format: 'date-time' }, ref: { type: ['string', 'null'] },
+            verdict: {
+              type: 'object', description: 'the current verdict, computed like a single check without a decision record',
+              required: ['eligible', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'dot_number', 'legal_name'],
+              properties: {
+                eligible: { type: 'boolean' }, tier: { type: ['string', 'null'], enum: ['preferred', 'standard', 'conditional', 'blocked', null] },
+                reasons: { type: 'array', items: schemaRef('ReasonCode') }, degraded: { type: 'boolean' },
+                ruleset_version: { type: ['integer', 'null'] }, data_as_of: { type: ['string', 'null'], format: 'date-time' },
+                dot_number: { type: ['string', 'null'] }, legal_name: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+      },
+      watched: { type: 'integer' },
+      next_cursor: { type: ['string', 'null'], description: 'pass back as `after`; null on the last page' },
+    },
+  },
+  WebhookCreate: fromZod(webhookBody),
+  WebhookReplay: fromZod(replayBody),
+  WebhookEndpoint: {
+    type: 'object', required: ['id', 'url', 'event_types', 'description', 'status', 'disabled_reason', 'created_at', 'secrets'],
+    properties: {
+      id: { type: 'string', pattern: '^ep_[a-z0-9]{16}$' }, url: { type: 'string', format: 'uri' },
+      event_types: { type: 'array', items: schemaRef('EventType'), description: 'empty: every type' },
+      description: { type: ['string', 'null'] }, status: { type: 'string', enum: ['active', 'disabled'] },
+      disabled_reason: { type: ['string', 'null'] }, created_at: { type: 'string', format: 'date-time' },
+      secrets: {
+        type: 'array', description: 'the valid secrets\' dates, never the secrets',
+        items: { type: 'object', properties: { created_at: { type: 'string', format: 'date-time' }, expires_at: { type: ['string', 'null'], format: 'date-time' } } },
+      },
+    },
+  },
+  WebhookEndpointWithSecret: {
+    allOf: [schemaRef('WebhookEndpoint'), {
+      type: 'object', required: ['secret'],
+      properties: { secret: { type: 'string', pattern: '^whsec_', description: 'shown only in this answer' } },
+    }],
+  },
+  WebhookEndpointDetail: {
+    allOf: [schemaRef('WebhookEndpoint'), {
+      type: 'object', required: ['delivery'],
+      properties: {
+        delivery: {
+          type: 'object', required: ['cursor', 'failing_attempts', 'next_attempt_at', 'failing_since'],
+          properties: {
+            cursor: { type: 'string' }, failing_attempts: { type: 'integer' },
+            next_attempt_at: { type: ['string', 'null'], format: 'date-time' }, failing_since: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+      },
+    }],
+  },
+  DeliveryLogEntry: {
+    type: 'object', required: ['event_id', 'type', 'mc', 'attempt', 'at', 'outcome', 'status', 'duration_ms', 'error', 'next_attempt_at'],
+    properties: {
+      event_id: { type: 'string' }, type: { type: 'string' }, mc: { type: ['string', 'null'] }, attempt: { type: 'integer' },
+      at: { type: 'string', format: 'date-time' },
+      outcome: { type: 'string', enum: ['delivered', 'failed', 'gave_up', 'disabled', 'replayed'] },
+      status: { type: ['integer', 'null'], description: 'the receiver\'s HTTP status' }, duration_ms: { type: 'number' },
+      error: { type: ['string', 'null'] }, next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
+    },
+  },
+  EventPage: {
+    type: 'object', required: ['events', 'next_cursor', 'has_more'],
+    properties: {
+      events: { type: 'array', items: schemaRef('Event') },
+      next_cursor: { type: ['string', 'null'], description: 'opaque; pass back as `after`' }, has_more: { type: 'boolean' },
+    },
+  },
+};
+
+const monitoringPaths = {
+  '/v1/watchlist/{mc}': {
+    parameters: [mcPath],
+    put: {
+      summary: 'Watch one carrier (scope monitoring)', security: monitoringSecurity,
+      requestBody: { required: false, content: json(schemaRef('WatchRefBody')) },
+      responses: {
+        200: { description: 'Already watched', content: json({ type: 'object', properties: { mc: { type: 'string' }, watching: { const: true }, added: { const: false } } }) },
+        201: { description: 'Added', content: json({ type: 'object', properties: { mc: { type: 'string' }, watching: { const: true }, added: { const: true } } }) },
+        ...monitoringProblems(400, 413, 422),
+      },
+    },
+    delete: {
+      summary: 'Stop watching a carrier (scope monitoring)', security: monitoringSecurity,
+      responses: { 204: { description: 'Removed' }, ...monitoringProblems(404, 422) },
+    },
+  },
+  '/v1/watchlist': {
+    post: {
+      summary: `Watch up to ${MAX_WATCH_ROWS} carriers at once, all or nothing (scope monitoring)`, security: monitoringSecurity,
+      requestBody: { required: true, content: json(schemaRef('WatchImport')) },
+      responses: {
+        200: {
+          description: 'Added', content: json({
+            type: 'object', required: ['added', 'already_watched', 'watched'],
+            properties: { added: { type: 'integer' }, already_watched: { type: 'integer' }, watched: { type: 'integer' } },
+          }),
+        },
+        ...monitoringProblems(400, 413, 422),
+      },
+    },
+    get: {
+      summary: 'The account\'s watched carriers in MC order, each with its current verdict (scope monitoring)', security: monitoringSecurity,
+      parameters: [limitQuery(500), { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'next_cursor of the previous page' }],
+      responses: { 200: { description: 'Page', content: json(schemaRef('WatchPage')) }, ...monitoringProblems(422) },
+    },
+  },
+  '/v1/webhooks': {
+    post: {
+      summary: `Register a webhook endpoint (at most ${MAX_ENDPOINTS_PER_ACCOUNT} per account; scope monitoring)`, security: monitoringSecurity,
+      requestBody: { required: true, content: json(schemaRef('WebhookCreate')) },
+      responses: { 201: { description: 'Created; the secret is shown only here', content: json(schemaRef('WebhookEndpointWithSecret')) }, ...monitoringProblems(400, 413, 422) },
+    },
+    get: {
+      summary: 'The account\'s webhook endpoints, without secrets (scope monitoring)', security: monitoringSecurity,
+      responses: { 200: { description: 'Endpoints', content: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: schemaRef('WebhookEndpoint') } } }) }, ...monitoringProblems() },
+    },
+  },
+  '/v1/webhooks/{id}': {
+    parameters: [endpointPath],
+    get: {
+      summary: 'One endpoint with its delivery state (scope monitoring)', security: monitoringSecurity,
+      responses: { 200: { description: 'Endpoint', content: json(schemaRef('WebhookEndpointDetail')) }, ...monitoringProblems(404) },
+    },
+    delete: {
+      summary: 'Remove an endpoint with its state and log (scope monitoring)', security: monitoringSecurity,
+      responses: { 204: { description: 'Removed' }, ...monitoringProblems(404) },
+    },
+  },
+  '/v1/webhooks/{id}/rotate-secret': {
+    parameters: [endpointPath],
+    post: {
+      summary: 'New signing secret; the previous one stays valid 24 h (scope monitoring)', security: monitoringSecurity,
+      responses: { 200: { description: 'Rotated; the new secret is shown only here', content: json(schemaRef('WebhookEndpointWithSecret')) }, ...monitoringProblems(404) },
+    },
+  },
+  '/v1/webhooks/{id}/enable': {
+    parameters: [endpointPath],
+    post: {
+      summary: 'Re-enable a disabled endpoint and clear its backoff (scope monitoring)', security: monitoringSecurity,
+      responses: { 200: { description: 'Enabled', content: json(schemaRef('WebhookEndpoint')) }, ...monitoringProblems(404) },
+    },
+  },
+  '/v1/webhooks/{id}/deliveries': {
+    parameters: [endpointPath],
+    get: {
+      summary: 'Delivery log, newest first (scope monitoring)', security: monitoringSecurity, parameters: [limitQuery(1000)],
+      responses: { 200: { description: 'Log', content: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: schemaRef('DeliveryLogEntry') } } }) }, ...monitoringProblems(404, 422) },
+    },
+  },
+  '/v1/webhooks/{id}/replay': {
+    parameters: [endpointPath],
+    post: {
+      summary: 'Queue kept events for delivery again, same webhook-ids (scope monitoring)', security: monitoringSecurity,
+      requestBody: { required: true, content: json(schemaRef('WebhookReplay')) },
+      responses: { 202: { description: 'Queued', content: json({ type: 'object', required: ['queued'], properties: { queued: { type: 'integer' } } }) }, ...monitoringProblems(400, 404, 413, 422) },
+    },
+  },
+  '/v1/events': {
+    get: {
+      summary: 'Pull feed of the account\'s events, oldest first (scope monitoring)', security: monitoringSecurity,
+      parameters: [limitQuery(1000), { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'a next_cursor; without it the feed starts at the oldest event kept' }],
+      responses: { 200: { description: 'Events', content: json(schemaRef('EventPage')) }, ...monitoringProblems(422) },
+    },
+  },
+};
+
+// OpenAPI 3.1 `webhooks`: what the service POSTs to a registered endpoint.
+const monitoringWebhooks = {
+  monitoringEvent: {
+    post: {
+      summary: 'A monitoring event, signed per Standard Webhooks; at least once, in order per carrier',
+      parameters: Object.entries(webhookHeaders).map(([name, header]) => ({ name, in: 'header', ...header })),
+      requestBody: { required: true, content: json(schemaRef('Event')) },
+      responses: {
+        '2XX': { description: 'Accepted; the next event of this carrier may be sent' },
+        410: { description: 'Gone: the endpoint is disabled (re-enable with POST /v1/webhooks/{id}/enable)' },
+        default: { description: 'Retried with exponential backoff (never sooner than Retry-After) for up to WEBHOOK_RETRY_WINDOW_SECONDS' },
+      },
+    },
+  },
+};
 
 const document = {
   openapi: '3.1.0',
@@ -111,6 +376,7 @@ const document = {
           active_job_id: { type: 'string' },
         },
       },
+      ...monitoringSchemas,
       BatchRow: {
         type: 'object',
         properties: Object.fromEntries(['mc', 'dot', 'uei', 'ref'].map((field) => [field, { type: 'string', maxLength: 256 }])),
@@ -216,7 +482,9 @@ const document = {
         responses: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...statuses(401, 403, 404, 409) },
       },
     },
+    ...monitoringPaths,
   },
+  webhooks: monitoringWebhooks,
   'x-problem-statuses': Object.fromEntries(ERROR_KINDS.map((kind) => [kind, PROBLEMS[kind].status])),
 };
 

@@ -85,13 +85,16 @@ export function parseWatchItems(body: unknown): WatchItem[] {
   return rows as WatchItem[];
 }
 
-const webhookBody = z.object({
+// Exported for scripts/openapi.ts, which publishes these as the request schemas (z.toJSONSchema), not a copy.
+export const watchRefBody = z.object({ ref: z.string().max(MAX_REF_CHARS).nullable().optional() });
+
+export const webhookBody = z.object({
   url: z.string().max(2048),
   event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
   description: z.string().max(256).nullable().optional(),
 });
 
-const replayBody = z.union([
+export const replayBody = z.union([
   z.object({ event_id: z.string().min(1).max(64) }),
   z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }).optional() }),
 ]);
@@ -148,7 +151,7 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
     route('PUT', '/v1/watchlist/:mc', SMALL_BODY_LIMIT, async (key, request) => {
       const mc = mcParam(request);
       let ref: string | null = null;
-      if (request.body.length > 0) ref = parseJsonBody(request.body, z.object({ ref: z.string().max(MAX_REF_CHARS).nullable().optional() })).ref ?? null;
+      if (request.body.length > 0) ref = parseJsonBody(request.body, watchRefBody).ref ?? null;
       const result = await addOrFail(key, [{ mc, ref }]);
       return { status: result.added > 0 ? 201 : 200, json: { mc, watching: true, added: result.added > 0 }, log: { mc } };
     }),

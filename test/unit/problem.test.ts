@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { REASON_CODES } from '../../src/core/reasons.js';
 import { AppError, ERROR_KINDS } from '../../src/errors.js';
 import { PROBLEMS, toProblem } from '../../src/http/problem.js';
+import { z } from 'zod';
+import { monitoringRoutes, replayBody, watchRefBody, webhookBody, type MonitoringRouteDeps } from '../../src/monitoring/routes.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -54,6 +56,29 @@ describe('OpenAPI document stays in step with the code', () => {
       'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier',
       'evidence',
     ]);
+  });
+
+  it('describes every monitoring route, with the monitoring scope', () => {
+    // Building the route table touches none of the dependencies (they are used per request).
+    const routes = monitoringRoutes({} as MonitoringRouteDeps);
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      const path = route.pattern.replace(/:(\w+)/g, '{$1}');
+      const operation = openapi.paths[path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${path}`).toBeDefined();
+      expect(operation.security).toEqual([{ apiKey: ['monitoring'] }]);
+    }
+    expect(Object.keys(openapi.webhooks)).toEqual(['monitoringEvent']);
+  });
+
+  it('publishes the monitoring request schemas the routes validate with', () => {
+    const json = (schema: z.ZodType) => {
+      const { $schema: _draft, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+      return rest;
+    };
+    expect(openapi.components.schemas.WebhookCreate).toEqual(json(webhookBody));
+    expect(openapi.components.schemas.WebhookReplay).toEqual(json(replayBody));
+    expect(openapi.components.schemas.WatchRefBody).toEqual(json(watchRefBody));
   });
 });
 
