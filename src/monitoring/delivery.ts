@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import type { MonitoringKeys } from './keys.js';
+import type { DeliveryOutcome, MonitoringMetrics } from './metrics.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { validSecrets, wantsEvent, type DeliveryLogEntry, type DeliveryState, type Endpoint, type WebhookStore } from './webhook-store.js';
 
@@ -38,7 +39,13 @@ export interface DelivererOptions {
   pollMs: number;
   /** Endpoints one worker delivers at once. */
   concurrency: number;
+  metrics?: MonitoringMetrics;
 }
+
+/** The metrics outcome of a delivery log entry. */
+const OUTCOME: Readonly<Record<DeliveryLogEntry['outcome'], DeliveryOutcome>> = {
+  delivered: 'delivered', replayed: 'delivered', failed: 'retry', gave_up: 'failed', disabled: 'disabled',
+};
 
 /** Exponential backoff with jitter (half to full of base·2^(attempt−1), capped), never sooner than Retry-After. */
 export function backoffMs(attempt: number, baseMs: number, retryAfterMs: number | null, random = Math.random()): number {
@@ -122,9 +129,11 @@ export class WebhookDeliverer {
   }
 
   private async deliverWhileOwned(account: string, id: string): Promise<number> {
-    const { store, events } = this.options;
+    const { store, events, metrics } = this.options;
+    const name = `${account}\t${id}`;
     while (this.running && await this.stillMine(account, id)) {
       const endpoint = await store.get(account, id);
+      if (!endpoint || endpoint.status !== 'active') metrics?.backlogOf(name, null);
       if (!endpoint) {
         // Deleted (or unreadable): forget it only when the record is really gone.
         if (!await this.options.redis.hexists(this.options.mkeys.webhooks(account), id)) await store.remove(account, id);
@@ -132,9 +141,13 @@ export class WebhookDeliverer {
       }
       if (endpoint.status !== 'active') return WAITING_RECHECK_MS;
       const state = await store.state(account, id);
-      if (state.nextAt > Date.now()) return Math.min(state.nextAt - Date.now(), WAITING_RECHECK_MS);
+      if (state.nextAt > Date.now()) {
+        metrics?.backlogSeen(name);
+        return Math.min(state.nextAt - Date.now(), WAITING_RECHECK_MS);
+      }
       if (!await this.replays(endpoint, state)) return 0;
       const batch = await events.after(account, state.cursor, BATCH);
+      metrics?.backlogOf(name, batch[0] ? streamMs(batch[0].streamId) : null);
       if (batch.length === 0) return IDLE_RECHECK_MS;
       if (!await this.round(endpoint, state, batch)) return 0;
     }
@@ -243,11 +256,15 @@ export class WebhookDeliverer {
     return false;
   }
 
-  private send(endpoint: Endpoint, entry: StoredEvent): Promise<SendResult> {
-    return this.options.sender.send(endpoint.url, { id: entry.event.id, body: JSON.stringify(entry.event), secrets: validSecrets(endpoint, Date.now()) });
+  private async send(endpoint: Endpoint, entry: StoredEvent): Promise<SendResult> {
+    const result = await this.options.sender.send(endpoint.url, { id: entry.event.id, body: JSON.stringify(entry.event), secrets: validSecrets(endpoint, Date.now()) });
+    this.options.metrics?.attemptTook(result.durationMs);
+    return result;
   }
 
+  /** Every attempt, give-up and disable makes exactly one log entry, so the outcome counters follow the log. */
   private logEntry(entry: StoredEvent, attempt: number, result: SendResult, outcome: DeliveryLogEntry['outcome'], nextAt: string | null): DeliveryLogEntry {
+    this.options.metrics?.delivery(OUTCOME[outcome]);
     return {
       event_id: entry.event.id, type: entry.event.type, mc: entry.event.mc, attempt, at: new Date().toISOString(), outcome,
       status: result.status, duration_ms: result.durationMs, error: result.error, next_attempt_at: nextAt,
@@ -260,6 +277,11 @@ export function compareIds(a: string, b: string): number {
   const [am = 0, as = 0] = a.split('-').map(Number);
   const [bm = 0, bs = 0] = b.split('-').map(Number);
   return am === bm ? as - bs : am - bm;
+}
+
+/** The time part (ms) of a stream id: when the event was stored. */
+function streamMs(id: string): number {
+  return Number(id.split('-')[0] ?? 0);
 }
 
 /** The stream id just before `id`, so an exclusive range starting there includes `id`. */

@@ -32,6 +32,7 @@ import {
   changeEvents, parseSummary, screeningEvent, summarise, verdictChanged, type MonitoringEvent, type Trigger, type VerdictSummary,
 } from './events-model.js';
 import { shardOf, WATCH_SHARDS, type MonitoringKeys } from './keys.js';
+import type { MonitoringMetrics } from './metrics.js';
 import { nextChangeAt } from './schedule.js';
 import type { WatchListStore } from './watchlist.js';
 
@@ -50,6 +51,7 @@ export interface DetectorOptions {
   maxDataAgeSeconds: number;
   log: Logger;
   now?: () => number;
+  metrics?: MonitoringMetrics;
 }
 
 export interface TickStats {
@@ -295,7 +297,13 @@ export class ChangeDetector {
     const written = await Promise.all(records);
     if (written.some((ok) => !ok)) throw new Error('decision records of monitoring events could not be written; will retry');
     await events.append(batch, context.nowMs);
+    this.counted(batch);
     return batch.length;
+  }
+
+  private counted(batch: ReadonlyArray<{ event: MonitoringEvent }>): void {
+    const metrics = this.options.metrics;
+    if (metrics) for (const { event } of batch) metrics.eventStored(event.type);
   }
 
   private async broadcast(type: 'screening.degraded' | 'screening.restored', reasons: Decision['reasons'], nowMs: number,
@@ -306,6 +314,7 @@ export class ChangeDetector {
       event: screeningEvent(type, reasons, { id: uuidv7(), observedMs: nowMs, rulesetVersion: ruleset?.version ?? null, dataAsOf: snapshot?.data_as_of ?? null }),
     }));
     await this.options.events.append(batch, nowMs);
+    this.counted(batch);
     this.options.log.warn({ event: type, accounts: accounts.length, reasons }, `monitoring: ${type}`);
     return batch.length;
   }
@@ -325,7 +334,8 @@ export class DetectorLoop {
   private busy: Promise<void> = Promise.resolve();
 
   constructor(private readonly detector: ChangeDetector, private readonly redis: RedisClient, private readonly leaderKey: string,
-    private readonly accountsKey: string, private readonly pollMs: number, private readonly log: Logger) {}
+    private readonly accountsKey: string, private readonly pollMs: number, private readonly log: Logger,
+    private readonly metrics?: MonitoringMetrics) {}
 
   start(): void {
     this.running = true;
@@ -354,10 +364,12 @@ export class DetectorLoop {
     const renew = setInterval(() => {
       void this.redis.get(this.leaderKey).then((holder) => (holder === this.token ? this.redis.pexpire(this.leaderKey, leaseMs) : 0)).catch(() => 0);
     }, Math.floor(leaseMs / 3));
+    const started = performance.now();
     try {
       return await this.detector.tick();
     } finally {
       clearInterval(renew);
+      this.metrics?.tickTook(performance.now() - started);
     }
   }
 

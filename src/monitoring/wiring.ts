@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticate.js';
 import type { Config } from '../config.js';
 import { DecisionRecorder } from '../decisions/recorder.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { LiveState } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { EligibilityService } from '../verdict/eligibility.js';
@@ -14,6 +15,7 @@ import { WebhookDeliverer } from './delivery.js';
 import { ChangeDetector, DetectorLoop } from './detector.js';
 import { EventStore } from './event-store.js';
 import { monitoringKeys } from './keys.js';
+import { MonitoringMetrics } from './metrics.js';
 import { monitoringRoutes } from './routes.js';
 import { WebhookSender } from './sender.js';
 import { WatchListStore } from './watchlist.js';
@@ -28,6 +30,8 @@ export interface MonitoringParts {
   state: LiveState;
   auth: Authenticator;
   eligibility: EligibilityService;
+  /** The service's metrics; the worker registers monitoring's own on its registry. */
+  metrics?: Metrics;
 }
 
 function stores(parts: MonitoringParts, redis: RedisClient) {
@@ -74,18 +78,19 @@ export function startMonitoringWorker(parts: MonitoringParts): RunningMonitoring
   const { config, log, keys } = parts;
   const redis = createRedis(redisTarget(config), 'background');
   const { mkeys, watch, webhooks, events } = stores(parts, redis);
+  const metrics = parts.metrics ? new MonitoringMetrics(parts.metrics.registry) : undefined;
   const recorder = config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
     retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
   });
   const detector = new DetectorLoop(new ChangeDetector({
-    redis, keys, mkeys, state: parts.state, watch, events, recorder, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, log,
-  }), redis, mkeys.leader, mkeys.accounts, config.MONITORING_POLL_MS, log);
+    redis, keys, mkeys, state: parts.state, watch, events, recorder, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, log, metrics,
+  }), redis, mkeys.leader, mkeys.accounts, config.MONITORING_POLL_MS, log, metrics);
   const sender = new WebhookSender(config.WEBHOOK_ALLOW_PRIVATE, config.WEBHOOK_TIMEOUT_MS);
   const deliverer = new WebhookDeliverer({
     redis, mkeys, store: webhooks, events, sender, log,
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     // Longer than one attempt can take, so a live worker never loses its endpoint to another mid-send.
-    leaseMs: config.WEBHOOK_TIMEOUT_MS * 3, pollMs: Math.min(200, config.MONITORING_POLL_MS), concurrency: 32,
+    leaseMs: config.WEBHOOK_TIMEOUT_MS * 3, pollMs: Math.min(200, config.MONITORING_POLL_MS), concurrency: 32, metrics,
   });
   detector.start();
   deliverer.start();

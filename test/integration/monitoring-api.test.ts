@@ -212,6 +212,25 @@ describe('events and webhooks', () => {
     receiver.respond = () => ({ status: 200 });
   });
 
+  it('counts events, deliveries by outcome and their latency, and detector ticks on /metrics', async () => {
+    const text = await (await t.get('/metrics')).text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((row) => row.startsWith(`${series} `));
+      return line === undefined ? NaN : Number(line.slice(series.length + 1));
+    };
+    expect(value('ce_monitoring_events_total{type="verdict.changed"}')).toBeGreaterThanOrEqual(5);
+    expect(value('ce_monitoring_events_total{type="carrier.at_risk"}')).toBeGreaterThanOrEqual(1);
+    expect(value('ce_monitoring_events_total{type="screening.degraded"}')).toBe(0);
+    expect(value('ce_webhook_deliveries_total{outcome="delivered"}')).toBeGreaterThanOrEqual(5);
+    // The two 503s of the retry test, and the 410 (an attempt not accepted, then the endpoint disabled).
+    expect(value('ce_webhook_deliveries_total{outcome="retry"}')).toBeGreaterThanOrEqual(3);
+    expect(value('ce_webhook_deliveries_total{outcome="disabled"}')).toBe(1);
+    expect(value('ce_webhook_deliveries_total{outcome="failed"}')).toBe(0);
+    expect(value('ce_webhook_delivery_duration_seconds_count')).toBeGreaterThanOrEqual(value('ce_webhook_deliveries_total{outcome="delivered"}'));
+    expect(value('ce_monitoring_detector_tick_seconds_count')).toBeGreaterThan(0);
+    expect(value('ce_webhook_oldest_undelivered_seconds')).toBeGreaterThanOrEqual(0);
+  });
+
   it('the pull feed cursor survives a service restart', async () => {
     const page = await feed(keyA);
     const cursor = page.next_cursor as string;

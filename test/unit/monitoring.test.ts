@@ -13,6 +13,8 @@ import { nextChangeAt } from '../../src/monitoring/schedule.js';
 import { parseRetryAfter, signatureHeader } from '../../src/monitoring/sender.js';
 import { checkWebhookUrl, isPrivateAddress } from '../../src/monitoring/ssrf.js';
 import { newSecret } from '../../src/monitoring/webhook-store.js';
+import { MonitoringMetrics } from '../../src/monitoring/metrics.js';
+import { Registry } from 'prom-client';
 import { cleanCarrier } from '../helpers/harness.js';
 
 const DAY = 86_400_000;
@@ -121,5 +123,38 @@ describe('watch import file', () => {
   it('reads one MC per line with an optional reference, skipping a header and blank lines; a bad line names itself', () => {
     expect(parseWatchFile('mc,ref\nMC-000123,lane 1, west\n\n456\n', 'f.csv')).toEqual([{ mc: '123', ref: 'lane 1, west' }, { mc: '456', ref: null }]);
     expect(() => parseWatchFile('123\nnot-an-mc\n', 'f.csv')).toThrow('f.csv line 2');
+  });
+});
+
+describe('monitoring metrics', () => {
+  it('reports the oldest undelivered event among endpoints this worker still looks at', async () => {
+    let now = 100_000;
+    const registry = new Registry();
+    const metrics = new MonitoringMetrics(registry, () => now);
+    const oldest = async () => (await registry.getSingleMetric('ce_webhook_oldest_undelivered_seconds')!.get()).values[0]!.value;
+    expect(await oldest()).toBe(0);
+    metrics.backlogOf('a', 40_000);
+    metrics.backlogOf('b', 70_000);
+    expect(await oldest()).toBe(60);
+    now += 8_000;
+    metrics.backlogSeen('b');
+    metrics.backlogOf('c', null);
+    now += 5_000;
+    // 'a' was not looked at for 13 s (another worker owns it now): only 'b' counts.
+    expect(await oldest()).toBe(43);
+    metrics.backlogOf('b', null);
+    expect(await oldest()).toBe(0);
+  });
+
+  it('exposes every event type and delivery outcome from the start', async () => {
+    const registry = new Registry();
+    const metrics = new MonitoringMetrics(registry);
+    metrics.delivery('retry');
+    metrics.eventStored('carrier.at_risk');
+    const text = await registry.metrics();
+    expect(text).toContain('ce_webhook_deliveries_total{outcome="retry"} 1');
+    expect(text).toContain('ce_webhook_deliveries_total{outcome="failed"} 0');
+    expect(text).toContain('ce_monitoring_events_total{type="carrier.at_risk"} 1');
+    expect(text).toContain('ce_monitoring_events_total{type="screening.restored"} 0');
   });
 });
