@@ -1,10 +1,11 @@
 // Exactly once across a crash: two worker processes share a job; one is SIGKILLed while it holds chunks
 // (read from the stream, not yet recorded). The survivor claims them after BATCH_CLAIM_IDLE_MS, and the
 // report still has every row exactly once, with a summary that adds up.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KeyAdmin } from '../../src/auth/key-store.js';
 import { batchKeys, WORKER_GROUP } from '../../src/batch/keys.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { jobStatus, report, submit, waitTerminal } from './batch-helpers.js';
 
@@ -12,22 +13,7 @@ let t: TestApp;
 const workers: ChildProcess[] = [];
 
 function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'info',
-      BATCH_CLAIM_IDLE_MS: '500', WORKER_CONCURRENCY: '4', STATE_POLL_MS: '100',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('batch worker started')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-  });
+  return startWorkerProcess(t.config, { BATCH_CLAIM_IDLE_MS: '500', WORKER_CONCURRENCY: '4' }, workers);
 }
 
 beforeAll(async () => {

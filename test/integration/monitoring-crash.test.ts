@@ -1,10 +1,11 @@
 // At least once across a crash: a worker process is SIGKILLed while a webhook request is in flight (the
 // receiver holds it unanswered). Another worker takes the endpoint over when the lease lapses and delivers the
 // same event again, with the same webhook-id, so the receiver can deduplicate.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { monitoringKeys, shardOf } from '../../src/monitoring/keys.js';
 import { applyDoNotUse } from '../../src/store/do-not-use.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -13,22 +14,9 @@ let receiver: Receiver;
 const workers: ChildProcess[] = [];
 
 function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'info',
-      STATE_POLL_MS: '100', MONITORING_POLL_MS: '100', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '50',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('batch worker started')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-  });
+  return startWorkerProcess(t.config, {
+    MONITORING_POLL_MS: '100', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '50',
+  }, workers);
 }
 
 beforeAll(async () => {
