@@ -35,11 +35,17 @@ const REASON_BIT = new Map(REASON_CODES.map((code, index) => [code, index]));
 
 /** Names the shared-evidence variant of a verdict: rule set version, reasons (as a bit set), live DNU flag. */
 export function evidenceVariant(verdict: Verdict): string {
+  // Memoised per evidence object (a cache-hot verdict reuses its template's), guarded by the inputs it reads.
+  const memo = variants.get(verdict.evidence);
+  if (memo !== undefined && memo.reasons === verdict.reasons && memo.rulesetVersion === verdict.ruleset_version) return memo.variant;
   let mask = 0;
   for (const reason of verdict.reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
   const live = verdict.evidence.reasons.some((item) => item.source === 'dnu_live');
-  return `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}`;
+  const variant = `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}`;
+  variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
+  return variant;
 }
+const variants = new WeakMap<Verdict['evidence'], { reasons: Verdict['reasons']; rulesetVersion: number | null; variant: string }>();
 
 /** Whether a verdict's evidence is carrier-specific (shared per snapshot) or small enough to keep inline. */
 export function hasSharedEvidence(verdict: Verdict): boolean {
@@ -48,8 +54,17 @@ export function hasSharedEvidence(verdict: Verdict): boolean {
 
 /** Milliseconds of a UUIDv7's timestamp; NaN for anything else. */
 export function idMillis(id: string): number {
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  // Ids of one millisecond share their first 13 characters, and many share one under load: parse once per ms.
+  if (id.length >= 13 && id.startsWith(lastIdPrefix)) return lastIdMillis;
+  const ms = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  if (id.length >= 13 && id.charCodeAt(8) === 0x2d && Number.isFinite(ms) && /^[0-9a-f]{8}-[0-9a-f]{4}$/.test(id.slice(0, 13))) {
+    lastIdPrefix = id.slice(0, 13);
+    lastIdMillis = ms;
+  }
+  return ms;
 }
+let lastIdPrefix = '\u0000';
+let lastIdMillis = Number.NaN;
 
 export const DECISION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -92,20 +107,19 @@ export function encodeRecord(verdict: Verdict, context: RecordContext): string {
   return contextHead(context) + tail.json;
 }
 
-// Positions 0–3 are the same for every record of a key: '[1,"c","<key id>","<account>",' built once per key.
-const heads = new Map<string, { account: string; json: string }>();
+// Positions 0–3 are the same for every record of a key: '[1,"c","<key id>","<account>",' built once per key
+// and kind, found by the key id (the same string object on every request: its hash is computed once).
+const heads = new Map<string, { account: string; check: string; batch: string }>();
 function contextHead(context: RecordContext): string {
-  const kind = context.kind === 'check' ? 'c' : 'b';
-  const name = kind + context.keyId;
-  let head = heads.get(name);
+  let head = heads.get(context.keyId);
   if (head === undefined || head.account !== context.account) {
     if (heads.size >= 10_000) heads.clear();
-    const json = JSON.stringify([RECORD_FORMAT, kind, context.keyId, context.account]);
-    head = { account: context.account, json: `${json.slice(0, -1)},` };
-    heads.set(name, head);
+    const prefix = (kind: string) => `${JSON.stringify([RECORD_FORMAT, kind, context.keyId, context.account]).slice(0, -1)},`;
+    head = { account: context.account, check: prefix('c'), batch: prefix('b') };
+    heads.set(context.keyId, head);
   }
-  return head.json + jsonOrNull(context.requestId) + ',' + jsonOrNull(context.reference) + ',' + jsonOrNull(context.jobId)
-    + ',' + (context.row === null ? 'null' : JSON.stringify(context.row));
+  return (context.kind === 'check' ? head.check : head.batch) + jsonOrNull(context.requestId) + ',' + jsonOrNull(context.reference)
+    + ',' + jsonOrNull(context.jobId) + ',' + (context.row === null ? 'null' : JSON.stringify(context.row));
 }
 
 const jsonOrNull = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));

@@ -52,6 +52,7 @@ export class DecisionRecorder {
   private lastSecond = -1;
   private lastBucket = '';
   private readonly snapshots = new Map<string, SnapshotMeta>();
+  private readonly evidenceKeys = new WeakMap<Verdict['evidence'], { mc: string; variant: string; key: string }>();
   private readonly bucketTtlSeconds: number;
   private readonly evidenceTtlSeconds: number;
 
@@ -87,7 +88,7 @@ export class DecisionRecorder {
     const version = verdict.evidence.snapshot_version;
     if (version !== null) {
       if (hasSharedEvidence(verdict)) {
-        const evidenceKey = this.keys.decisionEvidence(version, verdict.mc_number, evidenceVariant(verdict));
+        const evidenceKey = this.evidenceKey(verdict, version);
         if (!this.knownEvidence.has(evidenceKey) && !turn.evidence.has(evidenceKey)) turn.evidence.set(evidenceKey, encodeSharedEvidence(verdict));
       }
       if (!this.knownManifests.has(version) && !turn.manifests.has(version)) {
@@ -97,6 +98,19 @@ export class DecisionRecorder {
       }
     }
     return turn.done;
+  }
+
+  /**
+   * The shared-evidence key of a verdict, remembered per evidence object (a cache-hot verdict reuses its
+   * template's): one string build and hash per template instead of per record.
+   */
+  private evidenceKey(verdict: Verdict, version: string): string {
+    const variant = evidenceVariant(verdict);
+    const known = this.evidenceKeys.get(verdict.evidence);
+    if (known !== undefined && known.mc === verdict.mc_number && known.variant === variant) return known.key;
+    const key = this.keys.decisionEvidence(version, verdict.mc_number, variant);
+    this.evidenceKeys.set(verdict.evidence, { mc: verdict.mc_number, variant, key });
+    return key;
   }
 
   private startTurn(): Turn {

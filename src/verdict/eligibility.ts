@@ -65,6 +65,8 @@ interface VerdictTemplate {
   middle: string;
   tailHit: string;
   tailMiss: string;
+  /** verdictLogMembers(), rendered on first use. */
+  logMembers?: string;
 }
 
 /** Templates by the evidence object they reuse: serialiseVerdict finds a verdict's template in one lookup. */
@@ -100,21 +102,43 @@ function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: Pu
   return template;
 }
 
-/**
- * The verdict as JSON: from its template when it has one (see VerdictTemplate), else JSON.stringify. Both give
- * the same bytes (test/unit/fast-path-differential.test.ts).
- */
-export function serialiseVerdict(verdict: Verdict): string {
+/** The verdict's template when its bytes can be used for it: same evidence object, same decision fields. */
+function templateOf(verdict: Verdict): VerdictTemplate | undefined {
   const template = templateByEvidence.get(verdict.evidence);
   if (template === undefined || template.mc !== verdict.mc_number || template.decision.reasons !== verdict.reasons
     || template.decision.carrier !== verdict.carrier || template.decision.eligible !== verdict.eligible
     || template.decision.found !== verdict.found || template.decision.tier !== verdict.tier
     || template.decision.degraded !== verdict.degraded || template.decision.ruleset_version !== verdict.ruleset_version
     || template.decision.data_as_of !== verdict.data_as_of) {
-    return JSON.stringify(verdict);
+    return undefined;
   }
+  return template;
+}
+
+/**
+ * The verdict as JSON: from its template when it has one (see VerdictTemplate), else JSON.stringify. Both give
+ * the same bytes (test/unit/fast-path-differential.test.ts).
+ */
+export function serialiseVerdict(verdict: Verdict): string {
+  const template = templateOf(verdict);
+  if (template === undefined) return JSON.stringify(verdict);
   return template.head + verdict.decision_id + template.middle + verdict.evaluated_at
     + (verdict.cache_hit ? template.tailHit : template.tailMiss);
+}
+
+function renderLogMembers(verdict: Verdict): string {
+  return `,"eligible":${verdict.eligible},"tier":${JSON.stringify(verdict.tier)},"reasons":${JSON.stringify(verdict.reasons)}`
+    + `,"ruleset_version":${JSON.stringify(verdict.ruleset_version)},"data_as_of":${JSON.stringify(verdict.data_as_of)}`;
+}
+
+/**
+ * The access line's decision members, `,"eligible":…,"tier":…,"reasons":[…],"ruleset_version":…,"data_as_of":…`,
+ * rendered once per template (they are the template's decision) instead of field by field on every line.
+ */
+export function verdictLogMembers(verdict: Verdict): string {
+  const template = templateOf(verdict);
+  if (template === undefined) return renderLogMembers(verdict);
+  return template.logMembers ??= renderLogMembers(verdict);
 }
 
 /** One verdict template per carrier lookup (it dies with the lookup when the carrier LRU drops it). */

@@ -8,7 +8,7 @@ import type { Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
 import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
-import { isUnrecorded, serialiseVerdict, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
+import { isUnrecorded, serialiseVerdict, verdictLogMembers, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
 import { parseEligibilityBody } from './eligibility-body.js';
@@ -48,11 +48,10 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
     status: 200,
     headBlock: verdictHeadBlock(budget),
     text: serialiseVerdict(verdict),
-    log: {
-      key_id: keyId, decision_id: verdict.decision_id, mc_number: verdict.mc_number, eligible: verdict.eligible,
-      tier: verdict.tier, reasons: verdict.reasons, ruleset_version: verdict.ruleset_version,
-      data_as_of: verdict.data_as_of, cache_hit: verdict.cache_hit, recorded,
-    },
+    // The access line's fields, pre-rendered: the decision's part once per verdict template (verdictLogMembers).
+    logJson: `,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)},"decision_id":"${verdict.decision_id}"`
+      + `,"mc_number":${JSON.stringify(verdict.mc_number)}${verdictLogMembers(verdict)}`
+      + `,"cache_hit":${verdict.cache_hit},"recorded":${recorded}`,
   };
 }
 
@@ -63,7 +62,10 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
     maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
     headers: ['x-api-key'],
     async handler(request: HttpRequest): Promise<HttpResponse> {
-      const auth = await deps.auth.authenticate(request.headers['x-api-key'], 'eligibility', request.requestId);
+      const presented = request.headers['x-api-key'];
+      // A cached key is checked without a promise; only an uncached one waits for Redis.
+      const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId)
+        ?? await deps.auth.authenticate(presented, 'eligibility', request.requestId);
       if (auth.kind === 'backend_unavailable') {
         // No key could be read, so no account to file a record under: this degraded verdict is logged only.
         const { mc_number } = parseEligibilityBody(request.body);
