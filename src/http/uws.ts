@@ -32,6 +32,8 @@ export interface HttpResponse {
    * per budget draw); the values must never hold a CR or LF from a request. Must include content-type.
    */
   headBlock?: string;
+  /** A body that writes its own bytes when sent (with headBlock only), instead of `text`. */
+  bytes?: ByteBody;
   stream?: AsyncIterable<string>;
   /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
   log?: Record<string, unknown>;
@@ -41,6 +43,32 @@ export interface HttpResponse {
    * template); anything taken from a request must be JSON-encoded by the route.
    */
   logJson?: string;
+}
+
+/**
+ * A body that writes its bytes straight into the adapter's send buffer. A verdict is ~3.4 KB of JSON spliced
+ * from pre-encoded template pieces: as a string, every send first flattened the concatenation into a fresh
+ * 3.4 KB heap string (most of a cache-hot request's allocation, so of its scavenges) and then encoded it to
+ * UTF-8; as bytes, the pieces are copied once into one reused buffer. uWS copies what end() is given before it
+ * returns, so the buffer is free again for the next response.
+ */
+export interface ByteBody {
+  /** Writes the body from offset 0 of `target`; returns its length, or -1 when it does not fit. */
+  writeTo(target: Buffer): number;
+  /** The same body as a string (used when it does not fit). */
+  toString(): string;
+}
+
+/** The reused send buffer of ByteBody responses; a body larger than this is sent as a string. */
+const SEND_BUFFER = Buffer.alloc(64 * 1024);
+
+function bodyOf(response: HttpResponse): string | Uint8Array {
+  const { bytes } = response;
+  if (bytes !== undefined) {
+    const length = bytes.writeTo(SEND_BUFFER);
+    return length >= 0 ? SEND_BUFFER.subarray(0, length) : bytes.toString();
+  }
+  return response.text ?? JSON.stringify(response.json);
 }
 
 export interface Route {
@@ -109,7 +137,7 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
     // One native call for the status line and every header instead of one per header (six on the eligibility
     // route): uWS writes the status verbatim followed by CRLF, so the block rides along in it. The request id
     // is checked against REQUEST_ID (no CR/LF) or generated here.
-    const body = response.text ?? JSON.stringify(response.json);
+    const body = bodyOf(response);
     res.cork(() => {
       res.writeStatus(`${statusLine(response.status)}\r\nx-request-id: ${requestId}\r\n${headBlock}`);
       res.end(body);

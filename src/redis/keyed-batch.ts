@@ -9,10 +9,20 @@ import { isCluster, type RedisClient } from './connection.js';
 
 export type KeyedCommand = readonly [command: string, key: string, ...args: (string | number)[]];
 
+/**
+ * Up to this many commands go out as direct calls rather than a pipeline. ioredis builds a Pipeline object per
+ * pipeline and copies every defined Lua command onto it, so each is a large dictionary-mode object with its own
+ * promise; the decision recorder sends one or two commands per event-loop turn, and its per-turn pipeline
+ * tripled the cache-hot service's time in GC (scavenges 120 → 340 ms per 5 s run) and cost ~5 µs per request
+ * (bench/README.md). Several direct calls are several socket writes, so large batches (ingest, batch chunks)
+ * keep the pipeline.
+ */
+const DIRECT_MAX = 4;
+
 /** Runs every command; replies in order. Rejects with the first error (after all replies are in). */
 export async function sendKeyed(client: RedisClient, commands: readonly KeyedCommand[]): Promise<unknown[]> {
   if (commands.length === 0) return [];
-  if (isCluster(client)) {
+  if (isCluster(client) || commands.length <= DIRECT_MAX) {
     const settled = await Promise.allSettled(commands.map(([command, ...args]) => client.call(command, ...args)));
     return settled.map((outcome) => {
       if (outcome.status === 'rejected') throw outcome.reason;

@@ -13,7 +13,7 @@ import { AppError } from '../../src/errors.js';
 import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
 import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
-import { serialiseVerdict, toVerdict, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
 
 /** mulberry32: a tiny seeded PRNG, enough to generate test inputs reproducibly. */
 function prng(seed: number) {
@@ -158,6 +158,8 @@ describe('verdict templates', () => {
       return { mc, lookup: { kind: 'found', record: record(rng, mc) } };
     });
     let reused = 0;
+    let byteBodies = 0;
+    const scratch = Buffer.alloc(64 * 1024);
     for (let step = 0; step < 6000; step += 1) {
       const { mc, lookup } = rng.pick(lookups);
       // Mostly near NOW (template reuse), sometimes days apart or near midnight (decisions that change with time).
@@ -177,8 +179,16 @@ describe('verdict templates', () => {
       const expected = JSON.stringify({ ...toVerdict(fresh, mc, nowMs, cacheHit), decision_id: verdict.decision_id, evaluated_at: verdict.evaluated_at });
       const bytes = serialiseVerdict(verdict);
       if (bytes !== expected) throw new Error(`step ${step}, MC ${mc}, now ${new Date(nowMs).toISOString()}:\n${bytes}\n${expected}`);
+      // The byte body the HTTP adapter sends must be the same text, as UTF-8 (carrier names are not ASCII-only).
+      const body = verdictBytes(verdict);
+      if (body !== null) {
+        byteBodies += 1;
+        const sent = scratch.toString('utf8', 0, body.writeTo(scratch));
+        if (sent !== expected) throw new Error(`step ${step}, MC ${mc} (bytes):\n${sent}\n${expected}`);
+      }
     }
     expect(reused).toBeGreaterThan(1000);
+    expect(byteBodies).toBeGreaterThan(1000);
   });
 
   it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
@@ -192,6 +202,11 @@ describe('verdict templates', () => {
     const altered = { ...verdict, eligible: !verdict.eligible, mc_number: '6' };
     expect(serialiseVerdict(altered)).toBe(JSON.stringify(altered));
     expect(serialiseVerdict(verdict)).toBe(JSON.stringify(verdict));
+    expect(verdictBytes(altered)).toBeNull();
+    // A body that does not fit the send buffer says so (-1) and falls back to its text.
+    const body = verdictBytes(verdict);
+    expect(body?.writeTo(Buffer.alloc(100))).toBe(-1);
+    expect(body?.toString()).toBe(JSON.stringify(verdict));
   });
 });
 

@@ -8,7 +8,7 @@ import type { Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
 import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
-import { isUnrecorded, serialiseVerdict, verdictLogMembers, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
+import { isUnrecorded, serialiseVerdict, verdictBytes, verdictLogMembers, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
 import { parseEligibilityBody } from './eligibility-body.js';
@@ -44,10 +44,13 @@ export function verdictHeadBlock(budget: BudgetDecision | null): string {
 }
 
 function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
+  // The body: bytes spliced from the verdict's template when it has one, else its JSON text.
+  const bytes = verdictBytes(verdict) ?? undefined;
   return {
     status: 200,
     headBlock: verdictHeadBlock(budget),
-    text: serialiseVerdict(verdict),
+    bytes,
+    text: bytes === undefined ? serialiseVerdict(verdict) : undefined,
     // The access line's fields, pre-rendered: the decision's part once per verdict template (verdictLogMembers).
     logJson: `,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)},"decision_id":"${verdict.decision_id}"`
       + `,"mc_number":${JSON.stringify(verdict.mc_number)}${verdictLogMembers(verdict)}`
