@@ -209,6 +209,19 @@ function keyPrefix(name: string): string {
   return prefix;
 }
 
+// `,"method":…,"path":…` of the last line: a fixed route passes the same two strings on every request.
+let lastMethod = '';
+let lastPath = '';
+let lastMethodAndPath = '';
+function methodAndPath(method: string, path: string): string {
+  if (method !== lastMethod || path !== lastPath) {
+    lastMethod = method;
+    lastPath = path;
+    lastMethodAndPath = `,"method":${JSON.stringify(method)},"path":${JSON.stringify(path)}`;
+  }
+  return lastMethodAndPath;
+}
+
 export function logRequest(log: Logger, line: RequestLine, extra?: Record<string, unknown>, extraJson?: string): void {
   const fast = fastLines.get(log);
   if (fast === undefined || (extra !== undefined && (needsCensoring(extra) || overridesLine(extra)))) {
@@ -218,8 +231,8 @@ export function logRequest(log: Logger, line: RequestLine, extra?: Record<string
     return;
   }
   if (!log.isLevelEnabled('info')) return;
-  let text = `{"level":30${isoTime()}${fast.bindings},"request_id":${JSON.stringify(line.request_id)},"method":${JSON.stringify(line.method)}`
-    + `,"path":${JSON.stringify(line.path)},"status":${line.status},"duration_ms":${jsonValue(line.duration_ms)},"aborted":${line.aborted ? 'true' : 'false'}`;
+  let text = `{"level":30${isoTime()}${fast.bindings},"request_id":${JSON.stringify(line.request_id)}${methodAndPath(line.method, line.path)}`
+    + `,"status":${line.status},"duration_ms":${jsonValue(line.duration_ms)},"aborted":${line.aborted ? 'true' : 'false'}`;
   if (extra !== undefined) {
     for (const name in extra) {
       const value = jsonValue(extra[name]);

@@ -25,9 +25,15 @@ export function daysBetween(fromMs: number, toMs: number): number {
 
 /** Epoch ms of `months` calendar months before `nowMs` (UTC), for "older than N months" checks. */
 export function monthsBefore(nowMs: number, months: number): number {
+  // Depends only on the UTC day and the months: every check of a day asks the same question.
+  const day = Math.floor(nowMs / DAY_MS);
+  if (day === monthsMemo.day && months === monthsMemo.months) return monthsMemo.value;
   const now = new Date(nowMs);
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, now.getUTCDate());
+  const value = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, now.getUTCDate());
+  monthsMemo = { day, months, value };
+  return value;
 }
+let monthsMemo = { day: Number.NaN, months: Number.NaN, value: Number.NaN };
 
 export function startOfDayMs(nowMs: number): number {
   return Math.floor(nowMs / DAY_MS) * DAY_MS;
