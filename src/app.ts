@@ -17,6 +17,7 @@ import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
+import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/wiring.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
@@ -55,13 +56,15 @@ export function buildParts(config: Config, log: Logger): AppParts {
   const state = new LiveState(redis, keys, config.STATE_POLL_MS, log, config.MAX_DATA_AGE_SECONDS);
   const keyStore = new KeyStore(redis, keys);
   state.addListener({ onKeyEpochChange: () => keyStore.invalidate() });
-  const budget = new BudgetLimiter(redis, keys, (error) => state.markDown(error), () => state.redisUp);
+  // One end-of-turn for the request path: the turn's draws, record writes and carrier lookups leave in one write.
+  const endOfTurn = new EndOfTurn(redis);
+  const budget = new BudgetLimiter(redis, keys, (error) => state.markDown(error), () => state.redisUp, endOfTurn);
   const recorder = config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
     retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
-  });
+  }, endOfTurn);
   if (!recorder) log.error('DECISION_RECORDS=off: verdicts are answered without decision records (benchmarks only, never production)');
   const eligibility = new EligibilityService(redis, keys, state, {
-    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder,
+    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn,
   });
   const metrics = new Metrics(state);
   return {

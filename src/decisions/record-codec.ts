@@ -42,7 +42,8 @@ export function evidenceVariant(verdict: Verdict): string {
   for (const reason of verdict.reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
   const live = verdict.evidence.reasons.some((item) => item.source === 'dnu_live');
   const variant = `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}`;
-  variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
+  // Only a cache-hot verdict's evidence object is reused; memoising a fresh one would only churn the WeakMap.
+  if (verdict.cache_hit) variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
   return variant;
 }
 const variants = new WeakMap<Verdict['evidence'], { reasons: Verdict['reasons']; rulesetVersion: number | null; variant: string }>();

@@ -8,6 +8,7 @@
 // names one key (sendKeyed: one pipeline standalone, per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisClient } from '../redis/connection.js';
+import { EndOfTurn } from '../redis/end-of-turn.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
@@ -56,7 +57,13 @@ export class DecisionRecorder {
   private readonly bucketTtlSeconds: number;
   private readonly evidenceTtlSeconds: number;
 
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, options: RecorderOptions) {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    options: RecorderOptions,
+    /** Where the turn's record write is sent, with the turn's other request-path commands (one socket write). */
+    private readonly endOfTurn: EndOfTurn = new EndOfTurn(redis),
+  ) {
     this.bucketTtlSeconds = options.retentionSeconds + BUCKET_MS / 1000;
     this.evidenceTtlSeconds = options.retentionSeconds + options.maxDataAgeSeconds + 86_400;
   }
@@ -109,7 +116,7 @@ export class DecisionRecorder {
     const known = this.evidenceKeys.get(verdict.evidence);
     if (known !== undefined && known.mc === verdict.mc_number && known.variant === variant) return known.key;
     const key = this.keys.decisionEvidence(version, verdict.mc_number, variant);
-    this.evidenceKeys.set(verdict.evidence, { mc: verdict.mc_number, variant, key });
+    if (verdict.cache_hit) this.evidenceKeys.set(verdict.evidence, { mc: verdict.mc_number, variant, key });
     return key;
   }
 
@@ -120,7 +127,7 @@ export class DecisionRecorder {
     });
     const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), done, resolve };
     this.turn = turn;
-    setImmediate(() => void this.flush(turn));
+    this.endOfTurn.atEnd(() => void this.flush(turn));
     return turn;
   }
 

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis/connection.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { EndOfTurn } from '../redis/end-of-turn.js';
 import { luaScripts, type DrawResult } from '../redis/scripts.js';
 import type { RedisKeys } from '../store/keys.js';
 
@@ -64,6 +65,8 @@ export class BudgetLimiter {
     /** Told about every Redis failure so the rest of the replica can fail closed at once. */
     private readonly onRedisFailure: (error: unknown) => void,
     private readonly redisUsable: () => boolean = () => true,
+    /** Where the turn's draws are sent, with the turn's other request-path commands (one socket write). */
+    private readonly endOfTurn: EndOfTurn = new EndOfTurn(redis),
   ) {}
 
   /** Takes one point for a single check; coalesced with other requests of the same key in this turn. */
@@ -89,7 +92,7 @@ export class BudgetLimiter {
       this.pending.set(keyId, draw);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(this.flushTurn);
+        this.endOfTurn.atEnd(this.flushTurn);
       }
     }
     return draw.count++;

@@ -8,6 +8,7 @@ import { decide, decideWithoutEvidence, withEvidence, type Decision, type Decisi
 import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { DecisionRecorder } from '../decisions/recorder.js';
+import { EndOfTurn } from '../redis/end-of-turn.js';
 import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
@@ -36,6 +37,8 @@ export interface EligibilityOptions {
   now?: () => number;
   /** Decision records (mandatory in production; null only for the records-off benchmark). */
   recorder?: DecisionRecorder | null;
+  /** Where carrier lookups are sent, with the turn's other request-path commands (one socket write per turn). */
+  endOfTurn?: EndOfTurn;
 }
 
 // Degraded verdicts answered because their real verdict's record could not be stored; their own record could
@@ -229,6 +232,7 @@ export class EligibilityService {
   private readonly templates = new VerdictTemplates();
   private readonly now: () => number;
   private readonly recorder: DecisionRecorder | null;
+  private readonly endOfTurn: EndOfTurn;
 
   constructor(
     private readonly redis: RedisClient,
@@ -239,6 +243,7 @@ export class EligibilityService {
     this.cache = new LRUCache({ max: options.cacheMax });
     this.now = options.now ?? Date.now;
     this.recorder = options.recorder ?? null;
+    this.endOfTurn = options.endOfTurn ?? new EndOfTurn(redis);
   }
 
   /**
@@ -298,7 +303,7 @@ export class EligibilityService {
         cacheHit = true;
       } else {
         try {
-          const encoded = await this.redis.hget(this.keys.carrierBucket(snapshot.version, carrierBucket(mc)), mc);
+          const encoded = await this.lookUp(snapshot.version, mc);
           lookup = decodeCarrier(mc, encoded);
           // Negative results are cached too, so random MC numbers cannot hammer Redis.
           this.cache.set(cacheKey, lookup);
@@ -309,6 +314,16 @@ export class EligibilityService {
       }
     }
     return this.verdictFor(mc, lookup, cacheHit, backendAvailable, snapshot, ruleset);
+  }
+
+  /** The carrier's encoded record, read at the end of this turn with the turn's other lookups (one write). */
+  private lookUp(version: string, mc: string): Promise<string | null> {
+    const key = this.keys.carrierBucket(version, carrierBucket(mc));
+    return new Promise((resolve, reject) => {
+      this.endOfTurn.atEnd(() => {
+        this.redis.hget(key, mc).then(resolve, reject);
+      });
+    });
   }
 
   /** decide() on what the lookup found, at this instant, against the snapshot and rule set read before it. */
