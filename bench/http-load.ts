@@ -1,5 +1,6 @@
 // HTTP load bench (issue 10): POST /v1/eligibility on the service (cache-hot and cache-cold) against, in the same
-// run, a raw uWebSockets.js server answering fixed JSON (the HTTP ceiling) and two peers doing the same work the
+// run, a raw uWebSockets.js server answering fixed JSON (the HTTP ceiling), the floor of answering after one Redis
+// round trip (bench/floor-uws.ts), and two peers doing the same work the
 // plain way (bench/peers/: naive uWS, idiomatic Fastify). Every server runs in its own process pinned to CPU 0;
 // the load generator (wrk, else autocannon) and, by default, a private redis-server run on CPU 1. Each round
 // measures every server back to back, so ratios are taken within one round (one window of background load);
@@ -8,7 +9,7 @@
 // over IPC, bench/child-stats.ts), Redis commands and Redis CPU per response (INFO commandstats / INFO cpu
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
-// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,hot,cold,naive,fastify,exact; also
+// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also
 // naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
@@ -38,7 +39,7 @@ const REPEAT = Math.max(1, Number(env.BENCH_REPEAT ?? 3));
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 100_000);
 const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
-const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,hot,cold,naive,fastify,exact').split(','));
+const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,floor,hot,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
 // A carrier of the snapshot with a clean record (12345 % 7 ≠ 0): an eligible verdict with its evidence, the
 // common answer. (Runs before 2026-11-23 used 123456, which is outside the 100,000-carrier snapshot: not found.)
@@ -271,6 +272,7 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
 }
 
 const RAW = 'raw uWS, fixed JSON';
+const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 
 /** Warm-up (JIT, caches, connections), then REPEAT rounds of every target back to back; ratios within a round. */
 async function measureAll(targets: Target[], redis: Redis | null): Promise<Measurement[]> {
@@ -359,12 +361,20 @@ const COMPARED_FIELDS = ['eligible', 'found', 'tier', 'reasons', 'degraded', 'ru
  * verdict fields above. Additive fields only the service has (evidence) are named, not compared: the peers do
  * not build them, which the README says next to the table.
  */
+/** Length of the service's cache-hot answer body. */
+async function verdictBytes(port: number, apiKey: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: HOT_MC }),
+  });
+  return (await response.arrayBuffer()).byteLength;
+}
+
 async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems: string[]; serviceOnly: string[] }> {
   const problems: string[] = [];
   const serviceOnly = new Set<string>();
   let reference: { scenario: string; shape: string } | null = null;
   for (const target of targets) {
-    if (target.scenario === RAW) continue;
+    if (target.scenario === RAW || target.scenario === FLOOR) continue;
     const response = await fetch(`http://127.0.0.1:${target.child.port}${PATH}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: `MC-${HOT_MC}` }),
     });
@@ -463,6 +473,13 @@ async function main(): Promise<void> {
         children.push(baseCold);
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
+    }
+    if (SCENARIOS.has('floor')) {
+      // The floor answers with a body as long as the service's cache-hot verdict (evidence included).
+      const bytes = hotService ? await verdictBytes(hotService.port, hotKey) : 3400;
+      const floor = await startChild('bench/floor-uws.ts', { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
+      children.push(floor);
+      targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
     }
     const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS };
     for (const [name, script, label] of [['naive', 'bench/peers/naive-uws.ts', 'naive uWS full path'], ['fastify', 'bench/peers/fastify.ts', 'Fastify full path']] as const) {
