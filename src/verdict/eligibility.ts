@@ -126,10 +126,42 @@ function templateOf(verdict: Verdict): VerdictTemplate | undefined {
  */
 export function serialiseVerdict(verdict: Verdict): string {
   const template = templateOf(verdict);
-  if (template === undefined) return JSON.stringify(verdict);
+  if (template === undefined) return stringifyVerdict(verdict);
   return template.head + verdict.decision_id + template.middle + verdict.evaluated_at
     + (verdict.cache_hit ? template.tailHit : template.tailMiss);
 }
+
+/** The source list's JSON, once per snapshot (evidence.sources is one array per snapshot meta, src/core/evidence.ts). */
+const sourcesJson = new WeakMap<Evidence['sources'], string>();
+
+/**
+ * JSON.stringify(verdict) for a verdict without a template (a cache miss, a degraded answer), with the
+ * evidence's source list, ~3 KB of the ~3.4 KB and the same for every verdict of a snapshot, serialised once per
+ * snapshot instead of per request. Gives JSON.stringify's exact bytes (test/unit/fast-path-differential.test.ts):
+ * evidence is the verdict's last field and its keys are snapshot_version, reasons, sources in that order; any
+ * other shape takes JSON.stringify whole.
+ */
+function stringifyVerdict(verdict: Verdict): string {
+  const { evidence } = verdict;
+  let position = 0;
+  for (const name in evidence) {
+    if (name !== EVIDENCE_KEYS[position]) return JSON.stringify(verdict);
+    position += 1;
+  }
+  if (position !== EVIDENCE_KEYS.length || !Array.isArray(evidence.sources)) return JSON.stringify(verdict);
+  let sources = sourcesJson.get(evidence.sources);
+  if (sources === undefined) {
+    sources = JSON.stringify(evidence.sources);
+    sourcesJson.set(evidence.sources, sources);
+  }
+  // `"evidence":null}` closes the copy (evidence is the last field), and is replaced by the evidence's JSON.
+  const rest = JSON.stringify({ ...verdict, evidence: null });
+  if (!rest.endsWith(EVIDENCE_PLACEHOLDER)) return JSON.stringify(verdict);
+  return `${rest.slice(0, -EVIDENCE_PLACEHOLDER.length)}"evidence":{"snapshot_version":${JSON.stringify(evidence.snapshot_version)}`
+    + `,"reasons":${JSON.stringify(evidence.reasons)},"sources":${sources}}}`;
+}
+const EVIDENCE_KEYS = ['snapshot_version', 'reasons', 'sources'] as const;
+const EVIDENCE_PLACEHOLDER = '"evidence":null}';
 
 /** ASCII length of a decision id (UUID) and of evaluated_at (ISO 8601 with milliseconds). */
 const ID_LENGTH = 36;

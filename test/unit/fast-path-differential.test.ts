@@ -179,6 +179,10 @@ describe('verdict templates', () => {
       const expected = JSON.stringify({ ...toVerdict(fresh, mc, nowMs, cacheHit), decision_id: verdict.decision_id, evaluated_at: verdict.evaluated_at });
       const bytes = serialiseVerdict(verdict);
       if (bytes !== expected) throw new Error(`step ${step}, MC ${mc}, now ${new Date(nowMs).toISOString()}:\n${bytes}\n${expected}`);
+      // A verdict without a template (another MC number here) takes stringifyVerdict: JSON.stringify's bytes too.
+      const untemplated = { ...verdict, mc_number: `${mc}9` };
+      const plain = serialiseVerdict(untemplated);
+      if (plain !== JSON.stringify(untemplated)) throw new Error(`step ${step}, MC ${mc} (no template):\n${plain}\n${JSON.stringify(untemplated)}`);
       // The byte body the HTTP adapter sends must be the same text, as UTF-8 (carrier names are not ASCII-only).
       const body = verdictBytes(verdict);
       if (body !== null) {
