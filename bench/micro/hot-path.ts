@@ -14,7 +14,7 @@ import { Metrics } from '../../src/metrics.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import type { LiveState } from '../../src/state/live-state.js';
 import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
-import { decisionId, serialiseVerdict, toVerdict, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { measure, report, type MicroResult } from './harness.js';
 
@@ -38,6 +38,9 @@ const verdict = toVerdict(decision, '123456', nowMs, true);
 const templates = new VerdictTemplates();
 const lookup = clean.lookup!;
 const templated = toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true);
+const templatedBytes = verdictBytes(templated)!;
+const sendBuffer = Buffer.alloc(64 * 1024);
+const untemplated = toVerdict(decide(notFound), '123456', nowMs, false);
 const recordContext = { kind: 'check' as const, keyId: 'abcdefabcdef', account: 'acme', requestId: 'rAbCdEfGh.1a2b', reference: null, jobId: null, row: null };
 const canonicalBody = Buffer.from('{"mc_number":"123456"}');
 const budget: BudgetDecision = { allowed: true, limit: 1000, remaining: 999, retryAfterSeconds: 1, resetSeconds: 60, fromFallback: false };
@@ -61,6 +64,9 @@ const results: MicroResult[] = [
   measure('serialise: templates.settle + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true)) , { note: 'includes decide() and toVerdict()' }),
   measure('serialise: templates.settleInput + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true)), { note: 'the cache-hot path: evidence only on a template miss' }),
   measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
+  measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'what the HTTP adapter sends: no string per response' }),
+  measure('serialise: serialiseVerdict(verdict without template)', () => serialiseVerdict(untemplated), { note: 'cache miss: the source list serialised once per snapshot' }),
+  measure('serialise: JSON.stringify(verdict without template) (reference)', () => JSON.stringify(untemplated), { note: 'what the miss path replaced' }),
   measure('record: encodeRecord(templated cache-hot verdict)', () => encodeRecord(templated, recordContext), { note: 'tail cached per evidence object' }),
   measure('record: encodeRecordGeneral() (reference)', () => encodeRecordGeneral(templated, recordContext), { note: 'what the cached tail replaced' }),
   measure('parse: JSON.parse + zod, canonical body (reference)', () => parseEligibilityBodyGeneral(canonicalBody), { note: 'the general path' }),
