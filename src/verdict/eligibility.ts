@@ -353,7 +353,12 @@ export class EligibilityService {
     const key = this.keys.carrierBucket(version, carrierBucket(mc));
     return new Promise((resolve, reject) => {
       this.endOfTurn.atEnd(() => {
-        this.redis.hget(key, mc).then(resolve, reject);
+        // A client that threw instead of rejecting must still settle the lookup: never a hanging request.
+        try {
+          this.redis.hget(key, mc).then(resolve, reject);
+        } catch (error) {
+          reject(error);
+        }
       });
     });
   }
