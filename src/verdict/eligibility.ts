@@ -131,37 +131,66 @@ export function serialiseVerdict(verdict: Verdict): string {
     + (verdict.cache_hit ? template.tailHit : template.tailMiss);
 }
 
-/** The source list's JSON, once per snapshot (evidence.sources is one array per snapshot meta, src/core/evidence.ts). */
-const sourcesJson = new WeakMap<Evidence['sources'], string>();
+/** The source list's JSON (and its UTF-8), once per snapshot: evidence.sources is one array per snapshot meta. */
+interface SourcesJson { text: string; bytes?: Buffer }
+const sourcesJson = new WeakMap<Evidence['sources'], SourcesJson>();
 
 /**
- * JSON.stringify(verdict) for a verdict without a template (a cache miss, a degraded answer), with the
- * evidence's source list, ~3 KB of the ~3.4 KB and the same for every verdict of a snapshot, serialised once per
- * snapshot instead of per request. Gives JSON.stringify's exact bytes (test/unit/fast-path-differential.test.ts):
- * evidence is the verdict's last field and its keys are snapshot_version, reasons, sources in that order; any
- * other shape takes JSON.stringify whole.
+ * A verdict without a template (a cache miss, a degraded answer) cut into the part before the source list and the
+ * source list's JSON, which is ~3 KB of the ~3.4 KB and the same for every verdict of a snapshot: serialised once
+ * per snapshot instead of per request. Null when the verdict is not of the shape the cut relies on (evidence is the
+ * verdict's last field; its keys are snapshot_version, reasons, sources in that order): then JSON.stringify.
  */
-function stringifyVerdict(verdict: Verdict): string {
+function splitVerdict(verdict: Verdict): { head: string; sources: SourcesJson } | null {
   const { evidence } = verdict;
   let position = 0;
   for (const name in evidence) {
-    if (name !== EVIDENCE_KEYS[position]) return JSON.stringify(verdict);
+    if (name !== EVIDENCE_KEYS[position]) return null;
     position += 1;
   }
-  if (position !== EVIDENCE_KEYS.length || !Array.isArray(evidence.sources)) return JSON.stringify(verdict);
+  if (position !== EVIDENCE_KEYS.length || !Array.isArray(evidence.sources)) return null;
   let sources = sourcesJson.get(evidence.sources);
   if (sources === undefined) {
-    sources = JSON.stringify(evidence.sources);
+    sources = { text: JSON.stringify(evidence.sources) };
     sourcesJson.set(evidence.sources, sources);
   }
   // `"evidence":null}` closes the copy (evidence is the last field), and is replaced by the evidence's JSON.
   const rest = JSON.stringify({ ...verdict, evidence: null });
-  if (!rest.endsWith(EVIDENCE_PLACEHOLDER)) return JSON.stringify(verdict);
-  return `${rest.slice(0, -EVIDENCE_PLACEHOLDER.length)}"evidence":{"snapshot_version":${JSON.stringify(evidence.snapshot_version)}`
-    + `,"reasons":${JSON.stringify(evidence.reasons)},"sources":${sources}}}`;
+  if (!rest.endsWith(EVIDENCE_PLACEHOLDER)) return null;
+  const head = `${rest.slice(0, -EVIDENCE_PLACEHOLDER.length)}"evidence":{"snapshot_version":${JSON.stringify(evidence.snapshot_version)}`
+    + `,"reasons":${JSON.stringify(evidence.reasons)},"sources":`;
+  return { head, sources };
 }
 const EVIDENCE_KEYS = ['snapshot_version', 'reasons', 'sources'] as const;
 const EVIDENCE_PLACEHOLDER = '"evidence":null}';
+const EVIDENCE_END = '}}';
+
+/** JSON.stringify(verdict) for a verdict without a template, with the source list serialised once per snapshot. */
+function stringifyVerdict(verdict: Verdict): string {
+  const split = splitVerdict(verdict);
+  return split === null ? JSON.stringify(verdict) : split.head + split.sources.text + EVIDENCE_END;
+}
+
+/**
+ * An untemplated verdict as bytes: its own head encoded per request, the snapshot's source list copied from bytes
+ * encoded once per snapshot. Gives exactly stringifyVerdict's bytes (test/unit/fast-path-differential.test.ts).
+ */
+export class SplitVerdictBytes {
+  constructor(private readonly head: string, private readonly sources: SourcesJson, private readonly verdict: Verdict) {}
+
+  writeTo(target: Buffer): number {
+    const sources = this.sources.bytes ??= Buffer.from(this.sources.text);
+    // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates the head.
+    if (this.head.length * 3 + sources.length + EVIDENCE_END.length > target.length) return -1;
+    let offset = target.write(this.head, 0, 'utf8');
+    offset += sources.copy(target, offset);
+    return offset + target.write(EVIDENCE_END, offset, 'latin1');
+  }
+
+  toString(): string {
+    return serialiseVerdict(this.verdict);
+  }
+}
 
 /** ASCII length of a decision id (UUID) and of evaluated_at (ISO 8601 with milliseconds). */
 const ID_LENGTH = 36;
@@ -196,10 +225,15 @@ export class VerdictBytes {
   }
 }
 
-/** The verdict as bytes when it has a template; null when it has to be JSON.stringify'd (serialiseVerdict). */
-export function verdictBytes(verdict: Verdict): VerdictBytes | null {
+/**
+ * The verdict as bytes: spliced from its template when it has one, else its own head and the snapshot's
+ * pre-encoded source list; null when it has to be JSON.stringify'd whole (serialiseVerdict).
+ */
+export function verdictBytes(verdict: Verdict): VerdictBytes | SplitVerdictBytes | null {
   const template = templateOf(verdict);
-  return template === undefined ? null : new VerdictBytes(template, verdict);
+  if (template !== undefined) return new VerdictBytes(template, verdict);
+  const split = splitVerdict(verdict);
+  return split === null ? null : new SplitVerdictBytes(split.head, split.sources, verdict);
 }
 
 function renderLogMembers(verdict: Verdict): string {

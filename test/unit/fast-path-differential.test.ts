@@ -183,6 +183,9 @@ describe('verdict templates', () => {
       const untemplated = { ...verdict, mc_number: `${mc}9` };
       const plain = serialiseVerdict(untemplated);
       if (plain !== JSON.stringify(untemplated)) throw new Error(`step ${step}, MC ${mc} (no template):\n${plain}\n${JSON.stringify(untemplated)}`);
+      const plainBody = verdictBytes(untemplated);
+      const plainSent = plainBody === null ? null : scratch.toString('utf8', 0, plainBody.writeTo(scratch));
+      if (plainSent !== plain) throw new Error(`step ${step}, MC ${mc} (no template, bytes):\n${plainSent}\n${plain}`);
       // The byte body the HTTP adapter sends must be the same text, as UTF-8 (carrier names are not ASCII-only).
       const body = verdictBytes(verdict);
       if (body !== null) {
@@ -206,7 +209,16 @@ describe('verdict templates', () => {
     const altered = { ...verdict, eligible: !verdict.eligible, mc_number: '6' };
     expect(serialiseVerdict(altered)).toBe(JSON.stringify(altered));
     expect(serialiseVerdict(verdict)).toBe(JSON.stringify(verdict));
-    expect(verdictBytes(altered)).toBeNull();
+    // Without a template the bytes are the verdict's own head and the snapshot's pre-encoded source list.
+    const alteredBody = verdictBytes(altered);
+    const scratch = Buffer.alloc(64 * 1024);
+    expect(alteredBody === null ? null : scratch.toString('utf8', 0, alteredBody.writeTo(scratch))).toBe(JSON.stringify(altered));
+    expect(alteredBody?.writeTo(Buffer.alloc(100))).toBe(-1);
+    expect(alteredBody?.toString()).toBe(JSON.stringify(altered));
+    // A verdict of an unexpected shape has no byte body: it is JSON.stringify'd whole.
+    const odd = { ...altered, evidence: { ...altered.evidence, extra: 1 } };
+    expect(verdictBytes(odd)).toBeNull();
+    expect(serialiseVerdict(odd)).toBe(JSON.stringify(odd));
     // A body that does not fit the send buffer says so (-1) and falls back to its text.
     const body = verdictBytes(verdict);
     expect(body?.writeTo(Buffer.alloc(100))).toBe(-1);
