@@ -32,7 +32,7 @@ export interface HttpResponse {
    * per budget draw); the values must never hold a CR or LF from a request. Must include content-type.
    */
   headBlock?: string;
-  /** A body that writes its own bytes when sent (with headBlock only), instead of `text`. */
+  /** A body that writes its own bytes when sent, instead of `text` or `json`. */
   bytes?: ByteBody;
   stream?: AsyncIterable<string>;
   /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
@@ -62,13 +62,15 @@ export interface ByteBody {
 /** The reused send buffer of ByteBody responses; a body larger than this is sent as a string. */
 const SEND_BUFFER = Buffer.alloc(64 * 1024);
 
+/** A whole response's body: its bytes, else its text, else its JSON, else empty. */
 function bodyOf(response: HttpResponse): string | Uint8Array {
   const { bytes } = response;
   if (bytes !== undefined) {
     const length = bytes.writeTo(SEND_BUFFER);
     return length >= 0 ? SEND_BUFFER.subarray(0, length) : bytes.toString();
   }
-  return response.text ?? JSON.stringify(response.json);
+  if (response.text !== undefined) return response.text;
+  return response.json !== undefined ? JSON.stringify(response.json) : '';
 }
 
 export interface Route {
@@ -155,7 +157,7 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
   };
   const contentType = response.headers?.['content-type'] ?? 'application/json';
   if (response.stream) return streamResponse(exchange, response.stream, () => head(contentType));
-  const body = response.json !== undefined ? JSON.stringify(response.json) : response.text ?? '';
+  const body = bodyOf(response);
   res.cork(() => {
     head(contentType);
     res.end(body);

@@ -41,6 +41,22 @@ describe('logRequest', () => {
     expect(JSON.stringify(fastRest)).toBe(JSON.stringify(slowRest));
   });
 
+  it('writes pre-rendered members (logJson) as the same fields, also through pino\'s path', () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    const logJson = ',"key_id":"k1","decision_id":"d1","mc_number":"123","eligible":true,"tier":"preferred","reasons":[]'
+      + ',"ruleset_version":3,"data_as_of":null,"cache_hit":true,"recorded":true';
+    const fields = JSON.parse(`{${logJson.slice(1)}}`) as Record<string, unknown>;
+    logRequest(log, base, undefined, logJson);
+    log.info({ ...base, ...fields }, 'request');
+    // A child logger is not made by createLogger: it takes pino's path, which must parse the members back.
+    logRequest(log.child({}), base, undefined, logJson);
+    log.flush();
+    const [fast, slow, child] = lines(destination.text()).map(({ time: _time, ...rest }) => JSON.stringify(rest));
+    expect(fast).toBe(slow);
+    expect(child).toBe(slow);
+  });
+
   it('censors through pino when an extra field is a secret, and honours the level', () => {
     const destination = collector();
     const log = createLogger('info', 'api', destination);
