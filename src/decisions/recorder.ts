@@ -5,8 +5,8 @@
 //
 // Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
-// names one key (sendKeyed: direct calls for a handful, sent with the turn's other request-path commands in one
-// socket write by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
+// names one key (sendKeyed: direct calls, sent with the turn's other request-path commands in one socket write
+// by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisClient } from '../redis/connection.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
@@ -170,7 +170,8 @@ export class DecisionRecorder {
 
   /** True when every command succeeded (sendKeyed rejects on the first error). */
   private async send(commands: KeyedCommand[]): Promise<boolean> {
-    await sendKeyed(this.redis, commands);
+    // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands.
+    await sendKeyed(this.redis, commands, { corked: true });
     return true;
   }
 }

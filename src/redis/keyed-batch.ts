@@ -19,10 +19,14 @@ export type KeyedCommand = readonly [command: string, key: string, ...args: (str
  */
 const DIRECT_MAX = 4;
 
-/** Runs every command; replies in order. Rejects with the first error (after all replies are in). */
-export async function sendKeyed(client: RedisClient, commands: readonly KeyedCommand[]): Promise<unknown[]> {
+/**
+ * Runs every command; replies in order. Rejects with the first error (after all replies are in). `corked`: the
+ * caller sends from inside EndOfTurn (src/redis/end-of-turn.ts), whose corked socket already makes any number of
+ * direct calls one write, so a Pipeline would only add its cost.
+ */
+export async function sendKeyed(client: RedisClient, commands: readonly KeyedCommand[], options: { corked?: boolean } = {}): Promise<unknown[]> {
   if (commands.length === 0) return [];
-  if (isCluster(client) || commands.length <= DIRECT_MAX) {
+  if (isCluster(client) || options.corked === true || commands.length <= DIRECT_MAX) {
     const settled = await Promise.allSettled(commands.map(([command, ...args]) => client.call(command, ...args)));
     return settled.map((outcome) => {
       if (outcome.status === 'rejected') throw outcome.reason;
