@@ -66,11 +66,8 @@ const pinned = (cpu: number, command: string[]): string[] => (PIN ? ['taskset', 
 
 // ---------- what one run measures ----------
 
-interface Measurement {
-  /** Row label: the server and its scenario. */
-  scenario: string;
-  round: number;
-  tool: Tool;
+/** What the load generator reports for one run. */
+interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -78,6 +75,14 @@ interface Measurement {
   errors: number;
   /** Responses in the run (the denominator of every per-request figure). */
   requests: number;
+}
+
+/** One run of one server: the load generator's figures plus what the server and Redis report for it. */
+interface Measurement extends LoadResult {
+  /** Row label: the server and its scenario. */
+  scenario: string;
+  round: number;
+  tool: Tool;
   /** Server process CPU time (user + system, all threads) per response, µs. */
   cpuMicrosPerRequest: number;
   /** GC pauses in the server during the run. */
@@ -158,15 +163,6 @@ async function runAutocannon(port: number, load: Load, duration: number): Promis
       setupRequest: (request) => ({ ...request, body: `{"mc_number":"${1 + Math.floor(Math.random() * COLD_RANGE)}"}` }),
     }],
   });
-}
-
-interface LoadResult {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-  requests: number;
 }
 
 function wrkMs(output: string, label: string): number {

@@ -3,11 +3,8 @@ import type { CarrierRecord, SnapshotMeta, WatchlistHit } from '../../src/core/c
 import { decide, type DecisionInput } from '../../src/core/decide.js';
 import { REASON_CODES, REASONS, reasonsOfKind, type Reason } from '../../src/core/reasons.js';
 import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
+import { carrier, daysAgo, daysAhead, NOW } from '../helpers/decision-fixture.js';
 
-const NOW = Date.parse('2026-11-21T12:00:00Z');
-const DAY = 86_400_000;
-const daysAgo = (days: number) => new Date(NOW - days * DAY).toISOString().slice(0, 10);
-const daysAhead = (days: number) => new Date(NOW + days * DAY).toISOString().slice(0, 10);
 
 const RULESET: PublishedRuleSet = { version: 7, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET };
 const SNAPSHOT: SnapshotMeta = {
@@ -21,16 +18,6 @@ const SNAPSHOT: SnapshotMeta = {
     sam: { present: true, as_of: '2026-11-21T06:00:00Z', rows: 1 },
   },
 };
-
-function carrier(overrides: Partial<CarrierRecord> = {}): CarrierRecord {
-  return {
-    mc: '123456', dot: '344554', legal_name: 'HULL COOPERATIVE ASSOCIATION', dba_name: null, usdot_status: 'A',
-    authority: { status: 'active', granted_on: '2010-01-01', revocation_pending_on: null, revoked_on: null },
-    insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null },
-    hazmat: false, safety_rating: 'S', mcs150_date: daysAgo(100), oos_order: null, hits: [],
-    ...overrides,
-  };
-}
 
 const hit = (list: WatchlistHit['list'], exact: boolean, score: number): WatchlistHit => ({
   list, entry_id: '1', matched_name: 'X', carrier_name: 'X', score, exact,

@@ -9,11 +9,8 @@ import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.
 import { canonicalJson } from '../../src/decisions/reader.js';
 import { decodeRecord, encodeRecord, encodeRecordGeneral, evidenceVariant } from '../../src/decisions/record-codec.js';
 import { toVerdict } from '../../src/verdict/eligibility.js';
+import { carrier, DAY, daysAgo, daysAhead, NOW } from '../helpers/decision-fixture.js';
 
-const NOW = Date.parse('2026-11-21T12:00:00Z');
-const DAY = 86_400_000;
-const daysAgo = (days: number) => new Date(NOW - days * DAY).toISOString().slice(0, 10);
-const daysAhead = (days: number) => new Date(NOW + days * DAY).toISOString().slice(0, 10);
 // Only census and authority required, so the snapshot below is complete under it.
 const RULESET: PublishedRuleSet = {
   version: 7, published_at: '2026-11-01T00:00:00Z',
@@ -29,16 +26,6 @@ const SNAPSHOT = {
     sam: { present: false, as_of: null, rows: 0 },
   },
 } as unknown as SnapshotMeta;
-
-function carrier(overrides: Partial<CarrierRecord> = {}): CarrierRecord {
-  return {
-    mc: '123456', dot: '344554', legal_name: 'HULL COOPERATIVE ASSOCIATION', dba_name: null, usdot_status: 'A',
-    authority: { status: 'active', granted_on: '2010-01-01', revocation_pending_on: null, revoked_on: null },
-    insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null },
-    hazmat: false, safety_rating: 'S', mcs150_date: daysAgo(100), oos_order: null, hits: [],
-    ...overrides,
-  };
-}
 
 const hit = (list: WatchlistHit['list'], exact: boolean, score: number, extra: Record<string, unknown> = {}): WatchlistHit => ({
   list, entry_id: `E-${list}`, matched_name: 'LISTED NAME', carrier_name: 'HULL COOPERATIVE ASSOCIATION', score, exact, note: 'SDGT', ...extra,
