@@ -106,7 +106,8 @@ interface Child {
   stop(): Promise<void>;
 }
 
-const devNull = openSync('/dev/null', 'w');
+// BENCH_STDOUT=FILE keeps the servers' stdout instead (e.g. with BENCH_NODE_ARGS=--trace-gc).
+const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
@@ -442,7 +443,11 @@ async function main(): Promise<void> {
       targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
     }
     const serviceEnv = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
-    const profile = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : [];
+    // Node options of the services under test: the profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS).
+    const profile = [
+      ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
+      ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
+    ];
     let hotService: Child | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
       hotService = await startChild('bench/serve.ts', serviceEnv, profile);
