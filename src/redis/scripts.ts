@@ -1,7 +1,8 @@
 // One typed function per Lua script in src/lua. Each registers its script on the client once (defineCommand:
 // EVALSHA with the NOSCRIPT fallback, on every Cluster node as needed), names its keys by role, and decodes the
 // reply with zod here, in one place, so callers never cast what Redis sent. Every script's keys share one hash
-// tag (documented in each .lua file), so each call touches one cluster slot.
+// tag (documented in each .lua file), so each call touches one cluster slot; the one exception, carrier-read.lua,
+// takes any number of untagged keys and is never called on a Cluster.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RedisClient } from './connection.js';
@@ -18,6 +19,8 @@ const SOURCES = {
   batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
   doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
+  // Variadic: the call's first argument is its number of keys.
+  carrierRead: { file: 'carrier-read.lua', keys: null },
 } as const;
 
 type ScriptName = keyof typeof SOURCES;
@@ -31,7 +34,8 @@ function raw(client: RedisClient, name: ScriptName): RawCall {
   let calls = bound.get(client);
   if (!calls) {
     for (const [script, { file, keys }] of Object.entries(SOURCES)) {
-      client.defineCommand(script, { numberOfKeys: keys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') });
+      const lua = readFileSync(new URL(file, LUA_DIR), 'utf8');
+      client.defineCommand(script, keys === null ? { lua } : { numberOfKeys: keys, lua });
     }
     const commands = client as unknown as Record<ScriptName, RawCall>;
     calls = Object.fromEntries(Object.keys(SOURCES).map((script) => [script, commands[script as ScriptName].bind(client)])) as Record<ScriptName, RawCall>;
@@ -47,6 +51,7 @@ const beginReply = z.array(z.string().nullable());
 // Lua truncates a table at a nil, so { 0, <missing status> } arrives as [0].
 const terminateReply = z.tuple([int]).rest(z.string().nullable());
 const dnuReply = z.tuple([z.string(), int]);
+const carrierReadReply = z.array(z.string().nullable());
 
 export interface DrawResult { admitted: number; remaining: number; retryAfterMs: number; resetMs: number }
 export interface ChunkStart {
@@ -60,6 +65,17 @@ export const luaScripts = {
   async slidingWindowDraw(client: RedisClient, keys: { log: string; sum: string }, limit: number, windowMs: number, wanted: number, token: string): Promise<DrawResult> {
     const [admitted, remaining, retryAfterMs, resetMs] = drawReply.parse(await raw(client, 'slidingWindowDraw')(keys.log, keys.sum, limit, windowMs, wanted, token));
     return { admitted, remaining, retryAfterMs, resetMs };
+  },
+
+  /**
+   * carrier-read.lua: HGET of every (bucket, MC number) pair in one call; one entry per pair, null where absent.
+   * Untagged keys: standalone and Sentinel only (src/verdict/carrier-reads.ts decides).
+   */
+  async carrierRead(client: RedisClient, buckets: readonly string[], mcs: readonly string[]): Promise<Array<string | null>> {
+    if (buckets.length !== mcs.length) throw new Error('carrierRead: one MC number per bucket');
+    const found = carrierReadReply.parse(await raw(client, 'carrierRead')(buckets.length, ...buckets, ...mcs));
+    if (found.length !== buckets.length) throw new Error(`carrierRead: ${found.length} replies for ${buckets.length} reads`);
+    return found;
   },
 
   /** batch-create.lua: true when created, false when the id already exists ({job id}). */

@@ -9,6 +9,7 @@ import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { DecisionRecorder, RecordWaiter } from '../decisions/recorder.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
+import { CarrierReads } from './carrier-reads.js';
 import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
@@ -298,7 +299,7 @@ export class EligibilityService {
   private readonly templates = new VerdictTemplates();
   private readonly now: () => number;
   private readonly recorder: DecisionRecorder | null;
-  private readonly endOfTurn: EndOfTurn;
+  private readonly reads: CarrierReads;
 
   constructor(
     private readonly redis: RedisClient,
@@ -309,7 +310,7 @@ export class EligibilityService {
     this.cache = new LRUCache({ max: options.cacheMax });
     this.now = options.now ?? Date.now;
     this.recorder = options.recorder ?? null;
-    this.endOfTurn = options.endOfTurn ?? new EndOfTurn(redis);
+    this.reads = new CarrierReads(redis, options.endOfTurn ?? new EndOfTurn(redis));
   }
 
   /**
@@ -404,19 +405,9 @@ export class EligibilityService {
     return this.verdictFor(mc, lookup, cacheHit, backendAvailable, snapshot, ruleset);
   }
 
-  /** The carrier's encoded record, read at the end of this turn with the turn's other lookups (one write). */
+  /** The carrier's encoded record, read at the end of this turn with the turn's other reads (one call). */
   private lookUp(version: string, mc: string): Promise<string | null> {
-    const key = this.keys.carrierBucket(version, carrierBucket(mc));
-    return new Promise((resolve, reject) => {
-      this.endOfTurn.atEnd(() => {
-        // A client that threw instead of rejecting must still settle the lookup: never a hanging request.
-        try {
-          this.redis.hget(key, mc).then(resolve, reject);
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+    return this.reads.read(this.keys.carrierBucket(version, carrierBucket(mc)), mc);
   }
 
   /** decide() on what the lookup found, at this instant, against the snapshot and rule set read before it. */

@@ -1,0 +1,69 @@
+// The cache-cold reads of one turn go to a real Redis as one carrier-read.lua call, and each check still gets
+// exactly its own carrier's record (or null), in any mix of found and unknown MC numbers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { createRedis, type RedisClient } from '../../src/redis/connection.js';
+import { EndOfTurn } from '../../src/redis/end-of-turn.js';
+import { carrierBucket } from '../../src/store/keys.js';
+import { CarrierReads } from '../../src/verdict/carrier-reads.js';
+import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
+import { freePort } from '../helpers/private-redis.js';
+
+let t: TestApp;
+let version: string;
+const known = Array.from({ length: 40 }, (_, index) => String(200_001 + index));
+
+beforeAll(async () => {
+  t = await startTestApp();
+  version = await t.writeSnapshot(known.map((mc) => cleanCarrier(mc)));
+});
+
+afterAll(async () => {
+  await t.stop();
+});
+
+/** Counts the commands a client sends, by name (wraps its sendCommand). */
+function countCommands(client: RedisClient): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command, stream) => {
+    counts[command.name] = (counts[command.name] ?? 0) + 1;
+    return send(command, stream);
+  }) as Redis['sendCommand'];
+  return counts;
+}
+
+describe('CarrierReads', () => {
+  it('sends one turn\'s reads as one script call and gives each read its own record', async () => {
+    const client = createRedis(t.config.REDIS_URL, 'request-path');
+    try {
+      await new Promise((ready) => client.once('ready', ready));
+      const counts = countCommands(client);
+      const reads = new CarrierReads(client, new EndOfTurn(client));
+      const wanted = [...known.slice(0, 20), '999991', '999992', ...known.slice(20), '999993'];
+      const found = await Promise.all(wanted.map((mc) => reads.read(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      const direct = await Promise.all(wanted.map((mc) => t.redis.hget(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      expect(found).toEqual(direct);
+      expect(found.filter((record) => record === null)).toHaveLength(3);
+      expect(counts.hget ?? 0).toBe(0);
+      expect((counts.evalsha ?? 0) + (counts.eval ?? 0)).toBe(1);
+
+      // A turn with a single read sends a plain HGET.
+      expect(await reads.read(t.keys.carrierBucket(version, carrierBucket(known[0] as string)), known[0] as string)).toBe(direct[0]);
+      expect(counts.hget).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('rejects every read of the turn when Redis cannot be reached (the check then fails closed)', async () => {
+    const dead = createRedis(`redis://127.0.0.1:${await freePort()}`, 'request-path', 100);
+    try {
+      const reads = new CarrierReads(dead, new EndOfTurn(dead));
+      const results = await Promise.allSettled(known.slice(0, 3).map((mc) => reads.read(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    } finally {
+      dead.disconnect();
+    }
+  });
+});
