@@ -22,7 +22,6 @@ import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/wiring.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
 import { EligibilityService } from './verdict/eligibility.js';
-import { keepShortLivedObjectsYoung } from './v8-tuning.js';
 
 export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -111,7 +110,6 @@ async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<vo
 
 /** Starts the roles the config asks for; stop() drains HTTP, stops workers and closes Redis. */
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
-  keepShortLivedObjectsYoung();
   const parts = buildParts(config, log);
   // The request-path client has no offline queue, so wait briefly for the first connection; a Redis that is
   // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.

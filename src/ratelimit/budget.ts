@@ -201,20 +201,22 @@ function deliver(draw: PendingDraw, outcome: DrawOutcome): void {
   draw.resolve?.(outcome);
 }
 
-const headerMemo = new WeakMap<BudgetDecision, Readonly<Record<string, string>>>();
+/** The last decision formatted and its fields (see rateLimitHeaders). */
+let lastDecision: BudgetDecision | null = null;
+let lastHeaders: Readonly<Record<string, string>> = {};
 
 /**
- * IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for a decision. Memoised per
- * decision object: a coalesced draw shares its decisions among all its requests, so the two header strings are
- * formatted once per draw instead of once per request. The result is shared: callers copy, never modify it.
+ * IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for a decision. A coalesced
+ * draw shares its decision objects among all its requests, which are answered one after another, so a memo of
+ * the last decision formats the two strings once per draw. (A WeakMap keyed by decisions did the same but put
+ * ~1,000 short-lived keys a second into an ephemeron table.) The result is shared: callers copy, never modify it.
  */
 export function rateLimitHeaders(decision: BudgetDecision): Readonly<Record<string, string>> {
-  let headers = headerMemo.get(decision);
-  if (headers === undefined) {
-    headers = formatRateLimitHeaders(decision);
-    headerMemo.set(decision, headers);
+  if (decision !== lastDecision) {
+    lastHeaders = formatRateLimitHeaders(decision);
+    lastDecision = decision;
   }
-  return headers;
+  return lastHeaders;
 }
 
 function formatRateLimitHeaders(decision: BudgetDecision): Record<string, string> {

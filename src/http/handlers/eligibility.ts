@@ -30,20 +30,21 @@ export interface EligibilityDeps {
 const VERDICT_HEAD = 'content-type: application/json\r\ncache-control: no-store';
 /**
  * The header lines of a verdict answered under a budget decision. A coalesced draw shares one decision object
- * among all its requests, so the block is joined once per draw; uws.ts writes it with the status line in one
- * native call instead of five writeHeader calls. Header values here are numbers and constants (no CR/LF).
+ * among all its requests, answered one after another, so a memo of the last decision joins the block once per
+ * draw; uws.ts writes it with the status line in one native call instead of five writeHeader calls. Header
+ * values here are numbers and constants (no CR/LF).
  */
-const headBlocks = new WeakMap<BudgetDecision, string>();
+let lastBudget: BudgetDecision | null = null;
+let lastBlock = VERDICT_HEAD;
 
 export function verdictHeadBlock(budget: BudgetDecision | null): string {
   if (budget === null) return VERDICT_HEAD;
-  let block = headBlocks.get(budget);
-  if (block === undefined) {
+  if (budget !== lastBudget) {
     const limit = rateLimitHeaders(budget);
-    block = `${VERDICT_HEAD}\r\nratelimit-policy: ${limit['ratelimit-policy']}\r\nratelimit: ${limit.ratelimit}`;
-    headBlocks.set(budget, block);
+    lastBlock = `${VERDICT_HEAD}\r\nratelimit-policy: ${limit['ratelimit-policy']}\r\nratelimit: ${limit.ratelimit}`;
+    lastBudget = budget;
   }
-  return block;
+  return lastBlock;
 }
 
 function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
