@@ -57,24 +57,32 @@ function isoTime(): string {
   return stamp;
 }
 
-/** What pino.destination returns (a SonicBoom); only the methods the batcher calls. */
+/**
+ * What pino.destination returns (a SonicBoom, here in buffer mode); only the methods the batcher calls. Chunks
+ * are whole lines of UTF-8, and each is the destination's to keep (the batcher never reuses a chunk it handed over).
+ */
 export interface Destination {
-  write(chunk: string): boolean;
+  write(chunk: Buffer): boolean;
   flush(callback?: (error?: Error) => void): void;
   flushSync(): void;
 }
 
+/** Bytes a turn's lines may fill before they are handed over early. */
+const BATCH_BYTES = 16_384;
+
 /**
  * Collects every line of one event-loop turn (pino's and the access lines) and hands them to the destination in
- * one write at the end of the turn, or earlier once 16 KiB are waiting. SonicBoom's write() re-measures the UTF-8
- * length of its pending buffer on every call, and each chunk it writes costs a system call; fed once per turn
- * (10–60 requests) instead of once per line, both are paid per turn (with the synchronous destination below the
- * log write left the cache-hot profile, where it had been 6–9 %, bench/README.md). Lines keep their order:
- * everything goes through here. On exit the pending lines are passed on and flushed synchronously, as pino does
- * for its own destination.
+ * one write at the end of the turn, or earlier once 16 KiB are waiting. Each chunk costs the destination a system
+ * call; fed once per turn (10–60 requests) instead of once per line, that is paid per turn (with the synchronous
+ * destination below the log write left the cache-hot profile, where it had been 6–9 %, bench/README.md). Lines are
+ * encoded straight into one reused byte buffer as they come: collected as a string, a turn's lines were a rope
+ * that SonicBoom flattened to measure and then encoded again, ~500 bytes of heap per access line (round 4,
+ * bench/README.md). Lines keep their order: everything goes through here. On exit the pending lines are passed
+ * on and flushed synchronously, as pino does for its own destination.
  */
 class TurnBatcher {
-  private pending = '';
+  private readonly bytes = Buffer.allocUnsafe(BATCH_BYTES);
+  private length = 0;
   private scheduled = false;
   private readonly drain = () => this.pass();
 
@@ -98,9 +106,18 @@ class TurnBatcher {
   }
 
   write(line: string): boolean {
-    this.pending += line;
-    if (this.pending.length >= 16_384) this.pass();
-    else if (!this.scheduled) {
+    // A UTF-16 code unit is at most 3 UTF-8 bytes, so this much room always holds the whole line.
+    const room = line.length * 3;
+    if (this.length + room > BATCH_BYTES) {
+      this.pass();
+      if (room > BATCH_BYTES) {
+        // A line too long for the buffer (a large error object) goes out on its own, after what was pending.
+        this.destination.write(Buffer.from(line));
+        return true;
+      }
+    }
+    this.length += this.bytes.write(line, this.length);
+    if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
     }
@@ -119,9 +136,10 @@ class TurnBatcher {
 
   private pass(): void {
     this.scheduled = false;
-    if (this.pending === '') return;
-    const chunk = this.pending;
-    this.pending = '';
+    if (this.length === 0) return;
+    // A copy the destination may keep: the buffer is reused for the next turn's lines.
+    const chunk = Buffer.from(this.bytes.subarray(0, this.length));
+    this.length = 0;
     this.destination.write(chunk);
   }
 }
@@ -148,7 +166,10 @@ export function createLogger(level: string, role: string, destination?: Destinat
     sync: true,
     minLength: 4096,
     periodicFlush: 100,
-  }));
+    // Takes the batcher's UTF-8 chunks as they are (in utf8 mode it would decode them to a string again).
+    contentMode: 'buffer',
+  // SonicBoom's typings declare write(string) only; in buffer mode it takes Buffers (sonic-boom ≥ 3.8).
+  }) as unknown as Destination);
   const base = { service: 'carrier-eligibility', role };
   const log = pino({
     level,

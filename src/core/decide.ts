@@ -166,31 +166,37 @@ export function withEvidence(input: DecisionInput, decision: DecisionFields): De
  * same fields can reuse that decision's evidence (the cache-hot verdict templates do: bench/README.md).
  */
 export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
-  const base = {
-    ruleset_version: input.ruleset?.version ?? null,
-    data_as_of: input.snapshot?.data_as_of ?? null,
-  };
+  // Runs on every check, cache-hot ones included, so it allocates only what it returns: no spread base object,
+  // no do-not-use array, no Set for the usual zero or one reason (orderReasons).
+  const rulesetVersion = input.ruleset?.version ?? null;
+  const dataAsOf = input.snapshot?.data_as_of ?? null;
   const degraded = degradedReasons(input);
   if (degraded.length > 0 || !input.lookup || !input.ruleset) {
     return {
       eligible: false, found: false, tier: null, carrier: null, degraded: true,
-      reasons: orderReasons(degraded.length > 0 ? degraded : ['backend_unavailable']), ...base,
+      reasons: orderReasons(degraded.length > 0 ? degraded : ['backend_unavailable']), ruleset_version: rulesetVersion, data_as_of: dataAsOf,
     };
   }
   const { lookup } = input;
   const rules = input.ruleset.rules;
   if (lookup.kind === 'not_found') {
-    return { eligible: false, found: false, tier: null, carrier: null, degraded: false, reasons: ['carrier_not_found'], ...base };
+    return {
+      eligible: false, found: false, tier: null, carrier: null, degraded: false, reasons: ['carrier_not_found'],
+      ruleset_version: rulesetVersion, data_as_of: dataAsOf,
+    };
   }
-  const liveDoNotUse: Reason[] = input.onDoNotUseList ? ['do_not_use'] : [];
+  const onDoNotUseList = input.onDoNotUseList === true;
   if (lookup.kind === 'ambiguous') {
     return {
-      eligible: false, found: true, tier: liveDoNotUse.length > 0 ? 'blocked' : 'conditional', carrier: null, degraded: false,
-      reasons: orderReasons([...liveDoNotUse, 'ambiguous_mc_number']), ...base,
+      eligible: false, found: true, tier: onDoNotUseList ? 'blocked' : 'conditional', carrier: null, degraded: false,
+      reasons: orderReasons(onDoNotUseList ? ['do_not_use', 'ambiguous_mc_number'] : ['ambiguous_mc_number']),
+      ruleset_version: rulesetVersion, data_as_of: dataAsOf,
     };
   }
   const { record } = lookup;
-  const reasons = orderReasons([...liveDoNotUse, ...carrierReasons(record, rules, input.nowMs)]);
+  const found = carrierReasons(record, rules, input.nowMs);
+  if (onDoNotUseList) found.push('do_not_use');
+  const reasons = orderReasons(found);
   const tier: Tier = reasons.some((reason) => isHardStop(reason, rules))
     ? 'blocked'
     : reasons.length > 0 ? 'conditional' : isPreferred(record, rules) ? 'preferred' : 'standard';
@@ -201,6 +207,7 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
     reasons,
     degraded: false,
     carrier: { dot_number: record.dot, legal_name: record.legal_name, dba_name: record.dba_name },
-    ...base,
+    ruleset_version: rulesetVersion,
+    data_as_of: dataAsOf,
   };
 }

@@ -34,7 +34,9 @@ export const REASON_CODES = Object.keys(REASONS) as Reason[];
 const ORDER = new Map(REASON_CODES.map((code, index) => [code, index]));
 
 /** Sorts reasons into table order (hard stops first) and drops duplicates. */
-export function orderReasons(reasons: Iterable<Reason>): Reason[] {
+export function orderReasons(reasons: Reason[]): Reason[] {
+  // No reason or one (almost every check): nothing to dedupe or sort, so the caller's fresh array is the answer.
+  if (reasons.length < 2) return reasons;
   return [...new Set(reasons)].sort((a, b) => (ORDER.get(a) ?? 0) - (ORDER.get(b) ?? 0));
 }
 

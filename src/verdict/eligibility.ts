@@ -238,13 +238,13 @@ export function verdictBytes(verdict: Verdict): VerdictBytes | SplitVerdictBytes
 }
 
 function renderLogMembers(verdict: Verdict): string {
-  return `,"eligible":${verdict.eligible},"tier":${JSON.stringify(verdict.tier)},"reasons":${JSON.stringify(verdict.reasons)}`
+  return `,"mc_number":${JSON.stringify(verdict.mc_number)},"eligible":${verdict.eligible},"tier":${JSON.stringify(verdict.tier)},"reasons":${JSON.stringify(verdict.reasons)}`
     + `,"ruleset_version":${JSON.stringify(verdict.ruleset_version)},"data_as_of":${JSON.stringify(verdict.data_as_of)}`;
 }
 
 /**
- * The access line's decision members, `,"eligible":…,"tier":…,"reasons":[…],"ruleset_version":…,"data_as_of":…`,
- * rendered once per template (they are the template's decision) instead of field by field on every line.
+ * The access line's decision members, `,"mc_number":…,"eligible":…,"tier":…,"reasons":[…],"ruleset_version":…,
+ * "data_as_of":…`, rendered once per template (its MC number and decision) instead of field by field on every line.
  */
 export function verdictLogMembers(verdict: Verdict): string {
   const template = templateOf(verdict);

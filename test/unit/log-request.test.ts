@@ -6,8 +6,8 @@ import { createLogger, logRequest, type Destination } from '../../src/log.js';
 function collector(): Destination & { text(): string } {
   let written = '';
   return {
-    write(chunk: string) {
-      written += chunk;
+    write(chunk: Buffer) {
+      written += chunk.toString('utf8');
       return true;
     },
     flush(callback) {
@@ -81,5 +81,37 @@ describe('logRequest', () => {
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines(destination.text()).map((line) => line.index)).toEqual(Array.from({ length: 500 }, (_, index) => index));
+  });
+
+  it('writes non-ASCII text and lines longer than the batch buffer whole, in order, never a chunk it reuses', async () => {
+    const chunks: Buffer[] = [];
+    const asWritten: string[] = [];
+    const destination: Destination = {
+      write(chunk) {
+        chunks.push(chunk);
+        asWritten.push(chunk.toString('utf8'));
+        return true;
+      },
+      flush(callback) {
+        callback?.();
+      },
+      flushSync() {},
+    };
+    const log = createLogger('info', 'api', destination);
+    const name = 'TRANSPORTES ÑANDÚ — 運送 🚚';
+    const huge = 'x'.repeat(40_000);
+    for (let index = 0; index < 300; index += 1) {
+      if (index === 150) log.info({ index, huge }, 'huge');
+      else logRequest(log, { ...base, request_id: `r${index}` }, { index, name });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = Buffer.concat(chunks).toString('utf8');
+    const written = lines(text);
+    expect(written.map((line) => line.index)).toEqual(Array.from({ length: 300 }, (_, index) => index));
+    expect(written.filter((line) => line.index !== 150).every((line) => line.name === name)).toBe(true);
+    expect(written[150]?.huge).toBe(huge);
+    // Each chunk handed over is its own memory: later writes never change what the destination already holds.
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((chunk) => chunk.toString('utf8'))).toEqual(asWritten);
   });
 });

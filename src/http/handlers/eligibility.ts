@@ -47,6 +47,18 @@ export function verdictHeadBlock(budget: BudgetDecision | null): string {
   return lastBlock;
 }
 
+/** `,"key_id":"…"` of the last key seen: consecutive checks mostly share a key, so one JSON.stringify per run. */
+let lastKeyId: string | null = null;
+let lastKeyMember = ',"key_id":null';
+
+function keyIdMember(keyId: string | null): string {
+  if (keyId !== lastKeyId) {
+    lastKeyMember = `,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)}`;
+    lastKeyId = keyId;
+  }
+  return lastKeyMember;
+}
+
 function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
   // The body: bytes spliced from the verdict's template when it has one, else its JSON text.
   const bytes = verdictBytes(verdict) ?? undefined;
@@ -55,10 +67,9 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
     headBlock: verdictHeadBlock(budget),
     bytes,
     text: bytes === undefined ? serialiseVerdict(verdict) : undefined,
-    // The access line's fields, pre-rendered: the decision's part once per verdict template (verdictLogMembers).
-    logJson: `,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)},"decision_id":"${verdict.decision_id}"`
-      + `,"mc_number":${JSON.stringify(verdict.mc_number)}${verdictLogMembers(verdict)}`
-      + `,"cache_hit":${verdict.cache_hit},"recorded":${recorded}`,
+    // The access line's fields, pre-rendered: the MC number and decision once per verdict template (verdictLogMembers).
+    logJson: `${keyIdMember(keyId)},"decision_id":"${verdict.decision_id}"${verdictLogMembers(verdict)}`
+      + (verdict.cache_hit ? ',"cache_hit":true' : ',"cache_hit":false') + (recorded ? ',"recorded":true' : ',"recorded":false'),
   };
 }
 
