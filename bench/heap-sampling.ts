@@ -10,12 +10,18 @@ export interface HeapSampling {
   stop(file: string): Promise<void>;
 }
 
-export async function startHeapSampling(samplingIntervalBytes = 4096): Promise<HeapSampling> {
+/**
+ * `retainedOnly`: sample only what is still in the heap when sampling stops (a freed object leaves the profile
+ * when the GC frees it): in a process whose scavenges promote short-lived objects, the old generation's
+ * not-yet-collected garbage shows up here, by allocation site.
+ */
+export async function startHeapSampling(samplingIntervalBytes = 4096, retainedOnly = false): Promise<HeapSampling> {
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.enable');
   await session.post('HeapProfiler.startSampling', {
-    samplingInterval: samplingIntervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+    samplingInterval: samplingIntervalBytes,
+    includeObjectsCollectedByMajorGC: !retainedOnly, includeObjectsCollectedByMinorGC: !retainedOnly,
   });
   return {
     async stop(file) {
