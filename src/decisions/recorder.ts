@@ -1,7 +1,7 @@
 // Writes decision records, coalesced: every record enqueued during one event-loop turn goes out in one
-// pipeline (one round trip), and every caller of that turn learns from the same outcome (the turn's one promise,
-// or the caller's own waiter object on the hot path) whether the whole write was acknowledged. Callers answer
-// only after it says true, so a crash can lose an answer that was never sent, never the record of one that was.
+// pipeline (one round trip), and every caller of that turn waits on the same promise, which says whether the
+// whole write was acknowledged. Callers answer only after it resolves true, so a crash can lose an answer that
+// was never sent, never the record of one that was.
 //
 // Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
@@ -30,34 +30,12 @@ export interface RecorderOptions {
 }
 
 
-/**
- * Told whether the turn's write holding its record was acknowledged (the hot path's alternative to awaiting
- * record()'s promise: the request's own state object waits, nothing is allocated for it).
- */
-export interface RecordWaiter {
-  onRecorded(ok: boolean): void;
-}
-
 interface Turn {
   buckets: Map<string, string[]>;
   evidence: Map<string, string>;
   manifests: Map<string, string>;
-  waiters: RecordWaiter[];
-  /** Created only when some caller asks for the promise form (record()). */
-  done: Promise<boolean> | null;
-  resolve: ((ok: boolean) => void) | null;
-}
-
-/** Tells the turn's waiters, in order, and its promise, whether its write was acknowledged. */
-function settleTurn(turn: Turn, ok: boolean): void {
-  for (const waiter of turn.waiters) {
-    try {
-      waiter.onRecorded(ok);
-    } catch {
-      // A waiter answers its own request, errors included; one throwing must not cost the others their answer.
-    }
-  }
-  turn.resolve?.(ok);
+  done: Promise<boolean>;
+  resolve: (ok: boolean) => void;
 }
 
 export function bucketKey(keys: RedisKeys, decisionId: string): string {
@@ -102,21 +80,6 @@ export class DecisionRecorder {
 
   /** Enqueues one record; resolves true once this turn's write is acknowledged, false if it failed. */
   record(verdict: Verdict, context: RecordContext): Promise<boolean> {
-    const turn = this.add(verdict, context);
-    if (turn.done === null) {
-      turn.done = new Promise<boolean>((settle) => {
-        turn.resolve = settle;
-      });
-    }
-    return turn.done;
-  }
-
-  /** Enqueues one record; `waiter.onRecorded` is told once this turn's write is acknowledged or failed. */
-  recordFor(verdict: Verdict, context: RecordContext, waiter: RecordWaiter): void {
-    this.add(verdict, context).waiters.push(waiter);
-  }
-
-  private add(verdict: Verdict, context: RecordContext): Turn {
     const turn = this.turn ?? this.startTurn();
     const second = Math.floor(idMillis(verdict.decision_id) / BUCKET_MS);
     if (second !== this.lastSecond) {
@@ -142,7 +105,7 @@ export class DecisionRecorder {
         turn.manifests.set(version, meta ? JSON.stringify(meta) : '');
       }
     }
-    return turn;
+    return turn.done;
   }
 
   /**
@@ -159,7 +122,11 @@ export class DecisionRecorder {
   }
 
   private startTurn(): Turn {
-    const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), waiters: [], done: null, resolve: null };
+    let resolve: (ok: boolean) => void = () => undefined;
+    const done = new Promise<boolean>((settle) => {
+      resolve = settle;
+    });
+    const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), done, resolve };
     this.turn = turn;
     this.endOfTurn.atEnd(() => void this.flush(turn));
     return turn;
@@ -175,7 +142,7 @@ export class DecisionRecorder {
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
       if (json === '') {
-        settleTurn(turn, false);
+        turn.resolve(false);
         return;
       }
       commands.push(['set', this.keys.snapshotManifest(version), json, 'NX']);
@@ -198,7 +165,7 @@ export class DecisionRecorder {
       this.knownManifests.clear();
       this.expiring.clear();
     }
-    settleTurn(turn, ok);
+    turn.resolve(ok);
   }
 
   /** True when every command succeeded (sendKeyed rejects on the first error). */

@@ -73,16 +73,7 @@ function bodyOf(response: HttpResponse): string | Uint8Array {
   return response.json !== undefined ? JSON.stringify(response.json) : '';
 }
 
-/**
- * How a route that answers without a promise gives its answer: exactly one of send() or fail(), once (later
- * calls are ignored). fail() turns the error into its problem response, like a rejected handler promise.
- */
-export interface Reply {
-  send(response: HttpResponse): void;
-  fail(error: unknown): void;
-}
-
-interface RouteBase {
+export interface Route {
   method: Method;
   pattern: string;
   maxBodyBytes: number;
@@ -91,17 +82,8 @@ interface RouteBase {
    * x-request-id) are copied out of uWS, each copy being a native call per request; when absent, all are.
    */
   headers?: readonly string[];
+  handler: (request: HttpRequest) => Promise<HttpResponse>;
 }
-
-/**
- * A route answers either by its handler's promise (every route but one), or, for the hot eligibility route,
- * through a Reply object it can hand to the waiters of its budget draw and record write: no promise, no await
- * and no closure per request between the body and the answer (bench/README.md, round 4).
- */
-export type Route = RouteBase & (
-  | { handler: (request: HttpRequest) => Promise<HttpResponse>; respond?: never }
-  | { respond: (request: HttpRequest, reply: Reply) => void; handler?: never }
-);
 
 /** The registry republish silently falls back to a JS shim when its binary fails to load; we refuse that. */
 export function isNativeFunction(candidate: unknown): boolean {
@@ -243,34 +225,6 @@ function readBody(exchange: Exchange, maxBytes: number, onBody: (error: AppError
   });
 }
 
-interface ReplyTarget {
-  finish(exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void;
-  problemResponse(error: unknown, request: HttpRequest): HttpResponse;
-}
-
-/** The Reply of one request: answers once, through the same exit (finish) as a handler's promise. */
-class PendingReply implements Reply {
-  private answered = false;
-
-  constructor(
-    private readonly target: ReplyTarget,
-    private readonly exchange: Exchange,
-    private readonly request: HttpRequest,
-    private readonly started: number,
-  ) {}
-
-  send(response: HttpResponse): void {
-    if (this.answered) return;
-    this.answered = true;
-    this.target.finish(this.exchange, this.request, this.started, response);
-  }
-
-  fail(error: unknown): void {
-    if (this.answered) return;
-    this.send(this.target.problemResponse(error, this.request));
-  }
-}
-
 export interface HttpServer {
   port: number;
   inFlight(): number;
@@ -312,18 +266,8 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     const problem = toProblem(error, request.path);
     return { status: problem.status, headers: problem.headers, json: problem.body };
   };
-  const replies: ReplyTarget = { finish, problemResponse };
-  /** Runs the route: through a PendingReply, or its handler's promise (no wrapper around it). */
+  /** Runs the handler: one promise per request (the handler's own), no wrapper around it. */
   const run = (route: Route, exchange: Exchange, request: HttpRequest, started: number): void => {
-    if (route.respond !== undefined) {
-      const reply = new PendingReply(replies, exchange, request, started);
-      try {
-        route.respond(request, reply);
-      } catch (error) {
-        reply.fail(error);
-      }
-      return;
-    }
     let pending: Promise<HttpResponse>;
     try {
       pending = route.handler(request);

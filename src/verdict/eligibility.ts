@@ -7,7 +7,7 @@ import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { decide, decideWithoutEvidence, withEvidence, type Decision, type DecisionFields, type DecisionInput } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
-import type { DecisionRecorder, RecordWaiter } from '../decisions/recorder.js';
+import type { DecisionRecorder } from '../decisions/recorder.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { CarrierReads } from './carrier-reads.js';
 import type { RecordContext } from '../decisions/record-codec.js';
@@ -322,43 +322,21 @@ export class EligibilityService {
     // A cache hit needs no Redis read: answered without the extra async hop (one promise and microtask less
     // per cache-hot request).
     const verdict = this.evaluateNow(mc, backendOk) ?? await this.evaluate(mc, backendOk);
-    if (!this.needsRecord(verdict)) return verdict;
-    return this.afterRecord(verdict, await (this.recorder as DecisionRecorder).record(verdict, context));
-  }
-
-  /**
-   * The rest of check() for a verdict already in hand (evaluateNow), without a promise: `waiter.onRecorded` is
-   * told once the record is acknowledged or failed (at once, true, for a verdict that goes out unrecorded), and
-   * the waiter answers with afterRecord(verdict, ok). The cache-hot route's form: its own state object waits.
-   */
-  recordThen(verdict: Verdict, context: RecordContext, waiter: RecordWaiter): void {
-    if (this.needsRecord(verdict)) (this.recorder as DecisionRecorder).recordFor(verdict, context, waiter);
-    else waiter.onRecorded(true);
-  }
-
-  /**
-   * False when the verdict goes out without a record: no recorder, or Redis is already known to be unreachable
-   * or too slow, where a write would only wait out the command timeout (measured: median answer 111 ms instead of
-   * < 5 ms with Redis paused) to fail. Such an answer dispatches nothing; it is logged only (`recorded: false`).
-   */
-  private needsRecord(verdict: Verdict): boolean {
-    if (this.recorder === null) return false;
+    if (this.recorder === null) return verdict;
+    // Redis is already known to be unreachable or too slow: a record write would only wait out the command
+    // timeout (measured: median answer 111 ms instead of < 5 ms with Redis paused) to fail. The answer
+    // dispatches nothing, so it goes out at once, logged only (`recorded: false`), like a failed write.
     if (verdict.degraded && verdict.reasons.includes('backend_unavailable')) {
       unrecorded.add(verdict);
-      return false;
+      return verdict;
     }
-    return true;
-  }
-
-  /** The verdict to answer with once the record write has said `ok`: itself, or a degraded one with a new id. */
-  afterRecord(verdict: Verdict, ok: boolean): Verdict {
-    if (ok) return verdict;
+    if (await this.recorder.record(verdict, context)) return verdict;
     this.state.markDown('decision record write failed');
     const nowMs = this.now();
     const degraded = toVerdict(decide({
       lookup: null, ruleset: this.state.ruleset, snapshot: this.state.snapshot, backendAvailable: false,
       maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs,
-    }), verdict.mc_number, nowMs, false);
+    }), mc, nowMs, false);
     unrecorded.add(degraded);
     return degraded;
   }
