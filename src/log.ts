@@ -76,7 +76,7 @@ const BATCH_BYTES = 16_384;
  * call; fed once per turn (10–60 requests) instead of once per line, that is paid per turn (with the synchronous
  * destination below the log write left the cache-hot profile, where it had been 6–9 %, bench/README.md). Lines are
  * encoded straight into one reused byte buffer as they come: collected as a string, a turn's lines were a rope
- * that SonicBoom flattened to measure and then encoded again, ~500 bytes of heap per access line (round 4,
+ * that SonicBoom flattened to measure and then encoded again, ~200 bytes of heap per request more (round 4,
  * bench/README.md). Lines keep their order: everything goes through here. On exit the pending lines are passed
  * on and flushed synchronously, as pino does for its own destination.
  */
@@ -167,8 +167,8 @@ export function createLogger(level: string, role: string, destination?: Destinat
     minLength: 4096,
     periodicFlush: 100,
     // Takes the batcher's UTF-8 chunks as they are (in utf8 mode it would decode them to a string again).
+    // SonicBoom's typings declare write(string) only; in buffer mode it takes Buffers, hence the cast.
     contentMode: 'buffer',
-  // SonicBoom's typings declare write(string) only; in buffer mode it takes Buffers (sonic-boom ≥ 3.8).
   }) as unknown as Destination);
   const base = { service: 'carrier-eligibility', role };
   const log = pino({

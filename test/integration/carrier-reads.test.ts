@@ -1,8 +1,8 @@
 // The cache-cold reads of one turn go to a real Redis as one carrier-read.lua call, and each check still gets
 // exactly its own carrier's record (or null), in any mix of found and unknown MC numbers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { createRedis, type RedisClient } from '../../src/redis/connection.js';
+import { countCommands } from '../../bench/child-stats.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { EndOfTurn } from '../../src/redis/end-of-turn.js';
 import { carrierBucket } from '../../src/store/keys.js';
 import { CarrierReads } from '../../src/verdict/carrier-reads.js';
@@ -22,35 +22,26 @@ afterAll(async () => {
   await t.stop();
 });
 
-/** Counts the commands a client sends, by name (wraps its sendCommand). */
-function countCommands(client: RedisClient): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const send = client.sendCommand.bind(client);
-  client.sendCommand = ((command, stream) => {
-    counts[command.name] = (counts[command.name] ?? 0) + 1;
-    return send(command, stream);
-  }) as Redis['sendCommand'];
-  return counts;
-}
-
 describe('CarrierReads', () => {
   it('sends one turn\'s reads as one script call and gives each read its own record', async () => {
     const client = createRedis(t.config.REDIS_URL, 'request-path');
     try {
       await new Promise((ready) => client.once('ready', ready));
-      const counts = countCommands(client);
+      // The bench's counter of what a client sends (wraps its sendCommand); take() hands over the counts so far.
+      const take = countCommands(client);
       const reads = new CarrierReads(client, new EndOfTurn(client));
       const wanted = [...known.slice(0, 20), '999991', '999992', ...known.slice(20), '999993'];
       const found = await Promise.all(wanted.map((mc) => reads.read(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
       const direct = await Promise.all(wanted.map((mc) => t.redis.hget(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
       expect(found).toEqual(direct);
       expect(found.filter((record) => record === null)).toHaveLength(3);
-      expect(counts.hget ?? 0).toBe(0);
-      expect((counts.evalsha ?? 0) + (counts.eval ?? 0)).toBe(1);
+      const sent = take();
+      expect(sent.hget ?? 0).toBe(0);
+      expect((sent.evalsha ?? 0) + (sent.eval ?? 0)).toBe(1);
 
       // A turn with a single read sends a plain HGET.
       expect(await reads.read(t.keys.carrierBucket(version, carrierBucket(known[0] as string)), known[0] as string)).toBe(direct[0]);
-      expect(counts.hget).toBe(1);
+      expect(take()).toEqual({ hget: 1 });
     } finally {
       client.disconnect();
     }
