@@ -69,7 +69,7 @@ interface VerdictTemplate {
   middle: string;
   tailHit: string;
   tailMiss: string;
-  /** verdictLogMembers(), rendered on first use. */
+  /** The access line's decision members (verdictOutput), rendered on first use. */
   logMembers?: string;
   /** head, middle, tailHit, tailMiss as UTF-8, encoded on first use by VerdictBytes. */
   bytes?: { head: Buffer; middle: Buffer; tailHit: Buffer; tailMiss: Buffer };
@@ -231,7 +231,10 @@ export class VerdictBytes {
  * pre-encoded source list; null when it has to be JSON.stringify'd whole (serialiseVerdict).
  */
 export function verdictBytes(verdict: Verdict): VerdictBytes | SplitVerdictBytes | null {
-  const template = templateOf(verdict);
+  return bytesOf(verdict, templateOf(verdict));
+}
+
+function bytesOf(verdict: Verdict, template: VerdictTemplate | undefined): VerdictBytes | SplitVerdictBytes | null {
   if (template !== undefined) return new VerdictBytes(template, verdict);
   const split = splitVerdict(verdict);
   return split === null ? null : new SplitVerdictBytes(split.head, split.sources, verdict);
@@ -243,13 +246,16 @@ function renderLogMembers(verdict: Verdict): string {
 }
 
 /**
- * The access line's decision members, `,"mc_number":…,"eligible":…,"tier":…,"reasons":[…],"ruleset_version":…,
- * "data_as_of":…`, rendered once per template (its MC number and decision) instead of field by field on every line.
+ * What the HTTP route sends for a verdict, from one template lookup: its bytes (as verdictBytes) and the access
+ * line's decision members, `,"mc_number":…,"eligible":…,"tier":…,"reasons":[…],"ruleset_version":…,"data_as_of":…`,
+ * rendered once per template (its MC number and decision) instead of field by field on every line.
  */
-export function verdictLogMembers(verdict: Verdict): string {
+export function verdictOutput(verdict: Verdict): { bytes: VerdictBytes | SplitVerdictBytes | null; logMembers: string } {
   const template = templateOf(verdict);
-  if (template === undefined) return renderLogMembers(verdict);
-  return template.logMembers ??= renderLogMembers(verdict);
+  return {
+    bytes: bytesOf(verdict, template),
+    logMembers: template === undefined ? renderLogMembers(verdict) : template.logMembers ??= renderLogMembers(verdict),
+  };
 }
 
 /** One verdict template per carrier lookup (it dies with the lookup when the carrier LRU drops it). */

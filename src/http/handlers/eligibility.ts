@@ -8,7 +8,7 @@ import type { Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
 import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
-import { isUnrecorded, serialiseVerdict, verdictBytes, verdictLogMembers, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
+import { isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
 import { parseEligibilityBody } from './eligibility-body.js';
@@ -58,14 +58,15 @@ function keyIdMember(keyId: string | null): string {
 
 function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
   // The body: bytes spliced from the verdict's template when it has one, else its JSON text.
-  const bytes = verdictBytes(verdict) ?? undefined;
+  const output = verdictOutput(verdict);
+  const bytes = output.bytes ?? undefined;
   return {
     status: 200,
     headBlock: verdictHeadBlock(budget),
     bytes,
     text: bytes === undefined ? serialiseVerdict(verdict) : undefined,
-    // The access line's fields, pre-rendered: the MC number and decision once per verdict template (verdictLogMembers).
-    logJson: `${keyIdMember(keyId)},"decision_id":"${verdict.decision_id}"${verdictLogMembers(verdict)}`
+    // The access line's fields, pre-rendered: the MC number and decision once per verdict template (verdictOutput).
+    logJson: `${keyIdMember(keyId)},"decision_id":"${verdict.decision_id}"${output.logMembers}`
       + (verdict.cache_hit ? ',"cache_hit":true' : ',"cache_hit":false') + (recorded ? ',"recorded":true' : ',"recorded":false'),
   };
 }
