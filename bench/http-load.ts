@@ -14,7 +14,9 @@
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
-// node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window).
+// node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window),
+// BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_STDOUT (a file for the servers'
+// stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
@@ -353,19 +355,19 @@ async function seed(redis: Redis, keys: RedisKeys): Promise<{ hotKey: string; ex
 /** The verdict fields every server must agree on (the spec's ten plus mc_number and carrier; ids and times vary). */
 const COMPARED_FIELDS = ['eligible', 'found', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'mc_number', 'carrier'];
 
-/**
- * Every server must give the same answer before its speed means anything: status, the contract's headers and the
- * verdict fields above. Additive fields only the service has (evidence) are named, not compared: the peers do
- * not build them, which the README says next to the table.
- */
 /** Length of the service's cache-hot answer body. */
-async function verdictBytes(port: number, apiKey: string): Promise<number> {
+async function verdictLength(port: number, apiKey: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: HOT_MC }),
   });
   return (await response.arrayBuffer()).byteLength;
 }
 
+/**
+ * Every server must give the same answer before its speed means anything: status, the contract's headers and the
+ * verdict fields above. Additive fields only the service has (evidence) are named, not compared: the peers do
+ * not build them, which the README says next to the table.
+ */
 async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems: string[]; serviceOnly: string[] }> {
   const problems: string[] = [];
   const serviceOnly = new Set<string>();
@@ -477,7 +479,7 @@ async function main(): Promise<void> {
     }
     if (SCENARIOS.has('floor')) {
       // The floor answers with a body as long as the service's cache-hot verdict (evidence included).
-      const bytes = hotService ? await verdictBytes(hotService.port, hotKey) : 3400;
+      const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
       const floor = await startChild('bench/floor-uws.ts', { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
       children.push(floor);
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
