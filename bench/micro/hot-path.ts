@@ -15,6 +15,7 @@ import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budge
 import type { LiveState } from '../../src/state/live-state.js';
 import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
 import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { measure, report, type MicroResult } from './harness.js';
 
@@ -41,6 +42,19 @@ const templated = toVerdict(templates.settle(decide(clean), lookup, snapshot, ru
 const templatedBytes = verdictBytes(templated)!;
 const sendBuffer = Buffer.alloc(64 * 1024);
 const untemplated = toVerdict(decide(notFound), '123456', nowMs, false);
+// Unknown MC numbers (most of the cache-cold scenario): one shared lookup and template for all of them.
+const unknownInput: DecisionInput = { ...clean, lookup: NOT_FOUND };
+const unknownMcs = Array.from({ length: 64 }, (_, index) => String(700_000 + index));
+let unknownIndex = 0;
+const nextUnknown = () => unknownMcs[(unknownIndex = (unknownIndex + 1) & 63)] as string;
+const unknownVerdict = () => {
+  const mc = nextUnknown();
+  return toVerdict(templates.settleInput(unknownInput, mc), mc, nowMs, false);
+};
+const unknownFresh = () => {
+  const mc = nextUnknown();
+  return toVerdict(decide(unknownInput), mc, nowMs, false);
+};
 const recordContext = { kind: 'check' as const, keyId: 'abcdefabcdef', account: 'acme', requestId: 'rAbCdEfGh.1a2b', reference: null, jobId: null, row: null };
 const canonicalBody = Buffer.from('{"mc_number":"123456"}');
 const budget: BudgetDecision = { allowed: true, limit: 1000, remaining: 999, retryAfterSeconds: 1, resetSeconds: 60, fromFallback: false };
@@ -67,6 +81,12 @@ const results: MicroResult[] = [
   measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'what the HTTP adapter sends: no string per response' }),
   measure('serialise: serialiseVerdict(verdict without template)', () => serialiseVerdict(untemplated), { note: 'cache miss: the source list serialised once per snapshot' }),
   measure('serialise: JSON.stringify(verdict without template) (reference)', () => JSON.stringify(untemplated), { note: 'what the miss path replaced' }),
+  measure('serialise: unknown MC, settleInput + verdictBytes().writeTo() (shared not-found template)', () => verdictBytes(unknownVerdict())!.writeTo(sendBuffer),
+    { note: 'a cache-cold check of an unknown MC number: one template per snapshot' }),
+  measure('serialise: unknown MC, decide() + verdictBytes().writeTo() (reference)', () => verdictBytes(unknownFresh())!.writeTo(sendBuffer),
+    { note: 'what the shared not-found template replaced: evidence and the verdict head per check' }),
+  measure('record: encodeRecord(unknown MC, shared not-found template)', () => encodeRecord(unknownVerdict(), recordContext), { note: 'includes settleInput + toVerdict' }),
+  measure('record: encodeRecord(unknown MC, decide()) (reference)', () => encodeRecord(unknownFresh(), recordContext), { note: 'includes decide() + toVerdict: what the shared template replaced' }),
   measure('record: encodeRecord(templated cache-hot verdict)', () => encodeRecord(templated, recordContext), { note: 'tail cached per evidence object' }),
   measure('record: encodeRecordGeneral() (reference)', () => encodeRecordGeneral(templated, recordContext), { note: 'what the cached tail replaced' }),
   measure('parse: JSON.parse + zod, canonical body (reference)', () => parseEligibilityBodyGeneral(canonicalBody), { note: 'the general path' }),

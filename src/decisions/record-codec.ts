@@ -87,25 +87,45 @@ function isoOfId(id: string): string {
 // 10 eligible(0|1) 11 found(0|1) 12 tier 13 reasons (comma list) 14 degraded(0|1) 15 ruleset version
 // 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
 export function encodeRecord(verdict: Verdict, context: RecordContext): string {
-  if (!verdict.cache_hit || isoOfId(verdict.decision_id) !== verdict.evaluated_at) return encodeRecordGeneral(verdict, context);
-  // A cache-hot verdict reuses its template's decision objects (src/verdict/eligibility.ts), so positions 8–19
-  // are the same for every record of that template: JSON-encoded once per evidence object and appended to the
-  // context's own positions. The cached tail is used only when every field it encodes is the verdict's own
-  // (identity for the arrays). test/unit/evidence.test.ts compares it with encodeRecordGeneral. 696 → 366 ns per
-  // record in bench/micro (with the per-key head below).
+  // Only verdicts that reuse a template's decision objects (src/verdict/eligibility.ts) take the cached tail: a
+  // cache-hot one, or a not-found one (one template per snapshot for every unknown MC number); memoising the
+  // fresh evidence of any other would only churn the WeakMap.
+  const shared = verdict.cache_hit || (!verdict.found && !verdict.degraded && verdict.carrier === null);
+  if (!shared || isoOfId(verdict.decision_id) !== verdict.evaluated_at) return encodeRecordGeneral(verdict, context);
+  // Positions 8–18 are the same for every record of a template: JSON-encoded once per evidence object and put
+  // between the context's own positions and the MC number. The cached tail is used only when every field it
+  // encodes is the verdict's own (identity for the arrays). test/unit/evidence.test.ts compares it with
+  // encodeRecordGeneral. 696 → 366 ns per record in bench/micro (with the per-key head below).
   let tail = tails.get(verdict.evidence);
   if (tail === undefined || tail.reasons !== verdict.reasons || tail.carrier !== verdict.carrier || tail.eligible !== verdict.eligible
     || tail.found !== verdict.found || tail.tier !== verdict.tier || tail.degraded !== verdict.degraded
-    || tail.ruleset_version !== verdict.ruleset_version || tail.data_as_of !== verdict.data_as_of || tail.mc_number !== verdict.mc_number) {
+    || tail.ruleset_version !== verdict.ruleset_version || tail.data_as_of !== verdict.data_as_of) {
     const json = JSON.stringify(verdictPositions(verdict, 0));
+    // Cut before the last two positions (cache_hit, 0 or 1, and the MC number): a JSON string never holds an
+    // unescaped quote, so the last `,"` opens the MC number, and cache_hit is the one digit before it.
+    const mcAt = json.lastIndexOf(',"');
     tail = {
       reasons: verdict.reasons, carrier: verdict.carrier, eligible: verdict.eligible, found: verdict.found, tier: verdict.tier,
-      degraded: verdict.degraded, ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of, mc_number: verdict.mc_number,
-      json: `,${json.slice(1)}`,
+      degraded: verdict.degraded, ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of,
+      json: `,${json.slice(1, mcAt - 1)}`,
     };
     tails.set(verdict.evidence, tail);
   }
-  return contextHead(context) + tail.json;
+  return `${contextHead(context)}${tail.json}${lastPositions(verdict.cache_hit, verdict.mc_number)}`;
+}
+
+// The record's closing positions, cache_hit and the MC number, for the last pair: consecutive records mostly
+// share it (cache-hot).
+let lastHit = false;
+let lastMc = '';
+let lastClosing = '0,""]';
+function lastPositions(cacheHit: boolean, mc: string): string {
+  if (mc !== lastMc || cacheHit !== lastHit) {
+    lastClosing = `${cacheHit ? 1 : 0},${JSON.stringify(mc)}]`;
+    lastMc = mc;
+    lastHit = cacheHit;
+  }
+  return lastClosing;
 }
 
 // Positions 0–3 are the same for every record of a key: '[1,"c","<key id>","<account>",' built once per key
@@ -125,12 +145,13 @@ function contextHead(context: RecordContext): string {
 
 const jsonOrNull = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
 
-/** A record's positions 8–19 as JSON (without the array's opening bracket, with a leading comma), per evidence. */
-interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'data_as_of' | 'mc_number'> {
+/** A record's positions 8–17 as JSON (with a leading comma and a trailing one), per evidence. */
+interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'data_as_of'> {
   json: string;
 }
 const tails = new WeakMap<Verdict['evidence'], RecordTail>();
 
+/** Positions 8–19; cache_hit and the MC number must stay last (encodeRecord cuts before them). */
 function verdictPositions(verdict: Verdict, evaluatedAt: 0 | string): unknown[] {
   const shared = hasSharedEvidence(verdict);
   return [verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,

@@ -111,8 +111,14 @@ export function encodeCarrier(value: StoredCarrier): string {
   ].join('|');
 }
 
+/**
+ * The lookup of every MC number a snapshot does not hold: one shared object, so the verdict template built for
+ * it (src/verdict/eligibility.ts, keyed by lookup) serves every unknown number instead of one per number.
+ */
+export const NOT_FOUND: CarrierLookup = Object.freeze({ kind: 'not_found' });
+
 export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup {
-  if (encoded === null) return { kind: 'not_found' };
+  if (encoded === null) return NOT_FOUND;
   if (encoded.startsWith('{')) {
     const value = JSON.parse(encoded) as StoredCarrier;
     if ('ambiguous' in value) return { kind: 'ambiguous', mc, dot_numbers: value.ambiguous };

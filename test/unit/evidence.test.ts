@@ -8,6 +8,7 @@ import { REASON_CODES, type Reason } from '../../src/core/reasons.js';
 import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
 import { canonicalJson } from '../../src/decisions/reader.js';
 import { decodeRecord, encodeRecord, encodeRecordGeneral, evidenceVariant } from '../../src/decisions/record-codec.js';
+import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { toVerdict } from '../../src/verdict/eligibility.js';
 import { carrier, DAY, daysAgo, daysAhead, NOW } from '../helpers/decision-fixture.js';
 
@@ -146,6 +147,22 @@ describe('decision record codec', () => {
       expect(encodeRecord(verdict, row)).toBe(encodeRecordGeneral(verdict, row));
       const miss = { ...verdict, cache_hit: false };
       expect(encodeRecord(miss, context)).toBe(encodeRecordGeneral(miss, context));
+    }
+  });
+
+  it('encodes not-found verdicts of many MC numbers from one cached tail exactly as field by field', () => {
+    const decision = decide(input({ lookup: NOT_FOUND }));
+    const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId: 'r-1', reference: null, jobId: null, row: null };
+    for (const [step, mc] of ['1', '123456', 'MC "7"', '1', 'Zürich'].entries()) {
+      for (const cacheHit of [false, true, false]) {
+        const verdict = toVerdict(decision, mc, NOW + step, cacheHit);
+        const raw = encodeRecord(verdict, context);
+        expect(raw).toBe(encodeRecordGeneral(verdict, context));
+        const stored = decodeRecord(verdict.decision_id, raw);
+        expect(stored.verdict.mc_number).toBe(mc);
+        expect(stored.verdict.cache_hit).toBe(cacheHit);
+        expect(stored.evidence).toEqual(decision.evidence.reasons);
+      }
     }
   });
 

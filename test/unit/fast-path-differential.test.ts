@@ -13,7 +13,8 @@ import { AppError } from '../../src/errors.js';
 import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
 import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
-import { serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { NOT_FOUND } from '../../src/store/carrier-codec.js';
+import { serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates } from '../../src/verdict/eligibility.js';
 
 /** mulberry32: a tiny seeded PRNG, enough to generate test inputs reproducibly. */
 function prng(seed: number) {
@@ -189,13 +190,45 @@ describe('verdict templates', () => {
       // The byte body the HTTP adapter sends must be the same text, as UTF-8 (carrier names are not ASCII-only).
       const body = verdictBytes(verdict);
       if (body !== null) {
-        byteBodies += 1;
+        // Spliced from the template (not the untemplated head + source list): the template was actually used.
+        if (body instanceof VerdictBytes) byteBodies += 1;
         const sent = scratch.toString('utf8', 0, body.writeTo(scratch));
         if (sent !== expected) throw new Error(`step ${step}, MC ${mc} (bytes):\n${sent}\n${expected}`);
       }
     }
     expect(reused).toBeGreaterThan(1000);
     expect(byteBodies).toBeGreaterThan(1000);
+  });
+
+  it('serve every unknown MC number of a snapshot from one not-found template, bytes and access-line members alike', () => {
+    const templates = new VerdictTemplates();
+    const ruleset = { version: 3, published_at: '', rules: DEFAULT_RULE_SET };
+    const snapshot = snapshotMeta('v9', NOW);
+    const scratch = Buffer.alloc(64 * 1024);
+    let shared: unknown = null;
+    // Odd MC numbers too (the route passes on what it cannot normalise): quotes, backslashes, non-ASCII.
+    for (const [index, mc] of ['100', '999999', '7', 'MC "12"', 'n\\o', 'Zürich-1', '100'].entries()) {
+      const input = { lookup: NOT_FOUND, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW + index, onDoNotUseList: index === 6 };
+      const decision = templates.settleInput(input, mc);
+      if (index === 0) shared = decision.evidence;
+      else if (index !== 6) expect(decision.evidence).toBe(shared);
+      for (const cacheHit of [false, true]) {
+        const verdict = toVerdict(decision, mc, NOW + index, cacheHit);
+        const expected = JSON.stringify({ ...toVerdict(decide(input), mc, NOW + index, cacheHit), decision_id: verdict.decision_id, evaluated_at: verdict.evaluated_at });
+        expect(serialiseVerdict(verdict)).toBe(expected);
+        const output = verdictOutput(verdict);
+        expect(output.bytes).toBeInstanceOf(VerdictBytes);
+        expect(output.bytes === null ? null : scratch.toString('utf8', 0, output.bytes.writeTo(scratch))).toBe(expected);
+        expect(JSON.parse(`{${output.logMembers.slice(1)}}`)).toEqual({
+          mc_number: mc, eligible: false, tier: null, reasons: ['carrier_not_found'], ruleset_version: 3, data_as_of: snapshot.data_as_of,
+        });
+      }
+    }
+    // A found carrier's template stays its own MC number's: another number is answered by JSON.stringify.
+    const found: CarrierLookup = { kind: 'found', record: record(prng(3), '5') };
+    const input = { lookup: found, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const decision = templates.settle(decide(input), found, snapshot, ruleset, false, '5');
+    expect(templates.settleInput(input, '6')).not.toBe(decision);
   });
 
   it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
