@@ -109,6 +109,15 @@ export class DecisionRecorder {
   }
 
   /**
+   * Removes the record of a verdict that was recorded but not given (its request was refused by the budget draw
+   * it was recorded alongside). Best effort and not awaited: a record left behind is the same state as a crash
+   * between the record write and the answer, which this design already accepts (records ⊇ answers).
+   */
+  withdraw(verdict: Verdict): void {
+    this.redis.hdel(bucketKey(this.keys, verdict.decision_id), verdict.decision_id).catch(() => undefined);
+  }
+
+  /**
    * The shared-evidence key of a verdict, remembered per evidence object (a cache-hot verdict reuses its
    * template's): one string build and hash per template instead of per record.
    */

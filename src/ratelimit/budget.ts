@@ -43,6 +43,17 @@ export class DrawOutcome {
   }
 }
 
+/** What a key's last settled draw left, and how many requests have joined draws of the key since. */
+interface Headroom {
+  remaining: number;
+  atMs: number;
+  joinedSince: number;
+}
+
+/** A key's headroom older than this says nothing about its budget now (other replicas draw from it too). */
+const HEADROOM_FRESH_MS = 1000;
+const HEADROOM_KEYS_MAX = 10_000;
+
 interface PendingDraw {
   limit: number;
   /** Requests enqueued so far; the next one's ticket. */
@@ -56,6 +67,7 @@ export class BudgetLimiter {
   private flushScheduled = false;
   private readonly flushTurn = () => this.flush();
   private readonly fallbacks = new Map<number, RateLimiterMemory>();
+  private readonly headroom = new Map<string, Headroom>();
   private readonly tokenBase = randomBytes(6).toString('base64url');
   private sequence = 0;
 
@@ -95,7 +107,38 @@ export class BudgetLimiter {
         this.endOfTurn.atEnd(this.flushTurn);
       }
     }
+    const room = this.headroom.get(keyId);
+    if (room !== undefined) room.joinedSince += 1;
     return draw.count++;
+  }
+
+  /**
+   * Whether the request just enqueued for the key will almost surely be admitted: the key's last draw, less
+   * than a second ago, left at least twice as many points as requests have joined its draws since. The route
+   * then answers speculatively, its decision record written alongside the draw (src/http/handlers/eligibility.ts).
+   * A wrong guess costs a withdrawn record, never a wrong answer: the draw still decides. A key at its limit,
+   * or whose draws fell back to memory, is never guessed for, so over-budget traffic stays one draw per turn.
+   */
+  likelyAdmits(keyId: string): boolean {
+    const room = this.headroom.get(keyId);
+    if (room === undefined) return false;
+    if (Date.now() - room.atMs > HEADROOM_FRESH_MS) {
+      this.headroom.delete(keyId);
+      return false;
+    }
+    return room.remaining >= 2 * room.joinedSince;
+  }
+
+  private noteHeadroom(keyId: string, remaining: number): void {
+    const room = this.headroom.get(keyId);
+    if (room !== undefined) {
+      room.remaining = remaining;
+      room.atMs = Date.now();
+      room.joinedSince = 0;
+      return;
+    }
+    if (this.headroom.size >= HEADROOM_KEYS_MAX) this.headroom.clear();
+    this.headroom.set(keyId, { remaining, atMs: Date.now(), joinedSince: 0 });
   }
 
   /** The shared outcome of this turn's draw for the key (call in the same turn as enqueue). */
@@ -126,6 +169,7 @@ export class BudgetLimiter {
     if (this.redisUsable()) {
       try {
         const { admitted, remaining, retryAfterMs, resetMs } = await this.callScript(keyId, draw.limit, wanted);
+        this.noteHeadroom(keyId, remaining);
         const base = {
           limit: draw.limit, remaining, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
           resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)), fromFallback: false,
@@ -140,6 +184,7 @@ export class BudgetLimiter {
         this.onRedisFailure(error);
       }
     }
+    this.headroom.delete(keyId);
     const each: BudgetDecision[] = [];
     for (let index = 0; index < wanted; index += 1) each.push(await this.consumeFallback(keyId, draw.limit));
     draw.resolve(new DrawOutcome(each.filter((decision) => decision.allowed).length, null, null, each));

@@ -404,6 +404,11 @@ export class EligibilityService {
     return degraded;
   }
 
+  /** Withdraws the record of a verdict check() gave but the caller did not answer with (see DecisionRecorder.withdraw). */
+  withdraw(verdict: Verdict): void {
+    if (this.recorder !== null && !unrecorded.has(verdict)) this.recorder.withdraw(verdict);
+  }
+
   /**
    * The verdict when it needs no Redis read (the carrier is in the LRU, or the backend cannot be asked
    * anyway); null when only a Redis read can tell.

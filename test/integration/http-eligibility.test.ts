@@ -1,5 +1,11 @@
 // The single check end to end: real uWS server on a free port, real Redis, random key prefix per suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countCommands } from '../../bench/child-stats.js';
+import { decodeRecord } from '../../src/decisions/record-codec.js';
+import { BUCKET_MS } from '../../src/decisions/recorder.js';
+import { WINDOW_MS } from '../../src/ratelimit/budget.js';
+import { isCluster } from '../../src/redis/connection.js';
+import { luaScripts } from '../../src/redis/scripts.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 
 let t: TestApp;
@@ -20,6 +26,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.stop();
 });
+
+/** Decision records in Redis that name this request id, among those decided since `sinceMs` (one bucket per second). */
+async function recordsOfRequest(requestId: string, sinceMs: number): Promise<number> {
+  let found = 0;
+  for (let second = Math.floor(sinceMs / BUCKET_MS); second <= Math.floor(Date.now() / BUCKET_MS); second += 1) {
+    for (const [decisionId, raw] of Object.entries(await t.redis.hgetall(t.keys.decisionBucket(second)))) {
+      if (decodeRecord(decisionId, raw).context.requestId === requestId) found += 1;
+    }
+  }
+  return found;
+}
 
 /** `apiKey: null` sends no x-api-key header at all. */
 const check = (mc: unknown, apiKey: string | null = key, extra: Record<string, string> = {}) =>
@@ -174,6 +191,30 @@ describe('rate budget', () => {
     const { key: small } = await t.createKey({ rate_per_minute: 1 });
     await check('123456', small);
     expect((await t.post('/v1/eligibility', '{bad', { 'x-api-key': small })).status).toBe(429);
+  });
+
+  it('a check answered early but refused by its draw leaves no decision record behind', async () => {
+    const budget = 5;
+    const { key: early, id } = await t.createKey({ rate_per_minute: budget });
+    // One admitted check: this replica now knows the key has 4 points left, so its next check is started in the
+    // same turn as its draw, its record written alongside (BudgetLimiter.likelyAdmits).
+    expect((await check('123456', early)).status).toBe(200);
+    // Meanwhile another replica spends those points (its draw, through the same script).
+    await luaScripts.slidingWindowDraw(t.redis, { log: t.keys.rateLog(id), sum: t.keys.rateSum(id) }, budget, WINDOW_MS, 4, 'other-replica');
+    // Commands are counted on standalone only (a Cluster client routes them through per-node connections).
+    const take = isCluster(t.app.parts.redis) ? null : countCommands(t.app.parts.redis);
+    const since = Date.now();
+    const refused = await check('123456', early, { 'x-request-id': 'refused-early-1' });
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).code).toBe('rate_limited');
+    // The early record was written, then withdrawn (not awaited by the answer, so polled for).
+    if (take !== null) expect(take()).toMatchObject({ evalsha: 1, hset: 1, hdel: 1 });
+    const left = await waitFor(() => recordsOfRequest('refused-early-1', since), (found) => found === 0, 2000);
+    expect(left.value).toBe(0);
+    // And a check the draw admits keeps its record as before.
+    const admitted = await check('123456', key, { 'x-request-id': 'admitted-early-1' });
+    expect(admitted.status).toBe(200);
+    expect(await recordsOfRequest('admitted-early-1', since)).toBe(1);
   });
 
   it('admits exactly the budget when many requests race, across two replicas', async () => {
