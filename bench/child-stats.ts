@@ -14,6 +14,8 @@ export interface GcStats {
 
 export interface ChildStats {
   cpuMicros: number;
+  /** The kernel's share of cpuMicros (socket reads and writes, TCP on loopback, epoll). */
+  systemMicros: number;
   gc: GcStats;
   /** Commands sent by the request-path client (only servers that count them; null otherwise). */
   commands: Record<string, number> | null;
@@ -64,7 +66,7 @@ export function serveBenchStats(options: StatsOptions): void {
       const { user, system } = process.cpuUsage(cpuMark);
       cpuMark = process.cpuUsage();
       const reply: ChildStats = {
-        cpuMicros: user + system, gc: { ...gc, ms: Math.round(gc.ms * 100) / 100 }, commands: options.takeCommands?.() ?? null,
+        cpuMicros: user + system, systemMicros: system, gc: { ...gc, ms: Math.round(gc.ms * 100) / 100 }, commands: options.takeCommands?.() ?? null,
       };
       gc.count = 0;
       gc.ms = 0;

@@ -40,7 +40,8 @@ const app = uWS.App().any('/*', (res) => {
     request.aborted = true;
   });
   res.onData((chunk, isLast) => {
-    Buffer.from(chunk.slice(0));
+    // The same copy as the service's adapter (src/http/uws.ts readBody): into a slice of Node's buffer pool.
+    Buffer.allocUnsafe(chunk.byteLength).set(new Uint8Array(chunk));
     if (!isLast) return;
     waiting.push(request);
     if (!scheduled) {

@@ -87,6 +87,8 @@ interface Measurement extends LoadResult {
   tool: Tool;
   /** Server process CPU time (user + system, all threads) per response, µs. */
   cpuMicrosPerRequest: number;
+  /** The kernel's part of cpuMicrosPerRequest. */
+  systemMicrosPerRequest: number;
   /** GC pauses in the server during the run. */
   gc: { count: number; ms: number; major: number };
   /** Commands the server's clients sent per response, by name: its round trips to Redis (client-side count). */
@@ -259,13 +261,14 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   const measurement: Measurement = {
     scenario, round, tool: TOOL, ...result,
     cpuMicrosPerRequest: Math.round((stats.cpuMicros / requests) * 10) / 10,
+    systemMicrosPerRequest: Math.round((stats.systemMicros / requests) * 10) / 10,
     gc: stats.gc,
     callsPerRequest: perRequest(stats.commands ?? {}, requests),
     redisPerRequest: perRequest(executed, requests),
     redisCpuMicrosPerRequest: before && after ? Math.round(((after.cpuSeconds - before.cpuSeconds) * 1e6 / requests) * 10) / 10 : null,
   };
   process.stdout.write(`  round ${round} ${scenario.padEnd(26)} ${String(Math.round(result.requestsPerSecond)).padStart(7)} req/s`
-    + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
+    + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req (kernel ${measurement.systemMicrosPerRequest})  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
     + `${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}\n`);
   return measurement;
 }

@@ -1,4 +1,6 @@
-// The uWS adapter on its own: streaming with a failure midway, and a client that leaves mid-stream.
+// The uWS adapter on its own: request bodies kept intact past the callback that delivered them, streaming with a
+// failure midway, and a client that leaves mid-stream.
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { createLogger } from '../../src/log.js';
@@ -24,12 +26,26 @@ async function* endlessStream(): AsyncIterable<string> {
 beforeAll(async () => {
   server = await startHttpServer([
     { method: 'GET', pattern: '/fail', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: failingStream() }) },
+    // Answers only after a delay, when uWS has long reused the memory the chunks arrived in.
+    { method: 'POST', pattern: '/digest', maxBodyBytes: 1024 * 1024, handler: async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { status: 200, text: `${request.body.length}:${createHash('sha256').update(request.body).digest('hex')}` };
+    } },
     { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
   ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
 });
 
 afterAll(async () => {
   await server.close(1000);
+});
+
+describe('uWS adapter request bodies', () => {
+  it('keeps every body byte for byte after its chunks are gone, small and multi-chunk, many at once', async () => {
+    const bodies = [...Array.from({ length: 40 }, (_, index) => randomBytes(20 + index)), randomBytes(300 * 1024), randomBytes(64 * 1024 + 7)];
+    const answers = await Promise.all(bodies.map((body) => fetch(`http://127.0.0.1:${server.port}/digest`, { method: 'POST', body })
+      .then((response) => response.text())));
+    expect(answers).toEqual(bodies.map((body) => `${body.length}:${createHash('sha256').update(body).digest('hex')}`));
+  });
 });
 
 describe('uWS adapter streaming', () => {
