@@ -14,8 +14,9 @@ export interface GcStats {
 
 export interface ChildStats {
   cpuMicros: number;
-  /** The kernel's share of cpuMicros (socket reads and writes, TCP on loopback, epoll). */
-  systemMicros: number;
+  /** The kernel's share of cpuMicros (socket reads and writes, TCP on loopback, epoll); absent from an older
+   * checkout's bench (a BENCH_BASELINE). */
+  systemMicros?: number;
   gc: GcStats;
   /** Commands sent by the request-path client (only servers that count them; null otherwise). */
   commands: Record<string, number> | null;

@@ -87,8 +87,8 @@ interface Measurement extends LoadResult {
   tool: Tool;
   /** Server process CPU time (user + system, all threads) per response, µs. */
   cpuMicrosPerRequest: number;
-  /** The kernel's part of cpuMicrosPerRequest. */
-  systemMicrosPerRequest: number;
+  /** The kernel's part of cpuMicrosPerRequest (null for a baseline whose bench does not report it). */
+  systemMicrosPerRequest: number | null;
   /** GC pauses in the server during the run. */
   gc: { count: number; ms: number; major: number };
   /** Commands the server's clients sent per response, by name: its round trips to Redis (client-side count). */
@@ -261,14 +261,15 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   const measurement: Measurement = {
     scenario, round, tool: TOOL, ...result,
     cpuMicrosPerRequest: Math.round((stats.cpuMicros / requests) * 10) / 10,
-    systemMicrosPerRequest: Math.round((stats.systemMicros / requests) * 10) / 10,
+    // null for a baseline whose bench predates the kernel share.
+    systemMicrosPerRequest: stats.systemMicros === undefined ? null : Math.round((stats.systemMicros / requests) * 10) / 10,
     gc: stats.gc,
     callsPerRequest: perRequest(stats.commands ?? {}, requests),
     redisPerRequest: perRequest(executed, requests),
     redisCpuMicrosPerRequest: before && after ? Math.round(((after.cpuSeconds - before.cpuSeconds) * 1e6 / requests) * 10) / 10 : null,
   };
   process.stdout.write(`  round ${round} ${scenario.padEnd(26)} ${String(Math.round(result.requestsPerSecond)).padStart(7)} req/s`
-    + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req (kernel ${measurement.systemMicrosPerRequest})  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
+    + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req (kernel ${measurement.systemMicrosPerRequest ?? 'n/a'})  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
     + `${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}\n`);
   return measurement;
 }
