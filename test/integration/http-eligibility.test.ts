@@ -211,6 +211,15 @@ describe('rate budget', () => {
     if (take !== null) expect(take()).toMatchObject({ evalsha: 1, hset: 1, hdel: 1 });
     const left = await waitFor(() => recordsOfRequest('refused-early-1', since), (found) => found === 0, 2000);
     expect(left.value).toBe(0);
+    // The refusing draw left no room, so the next check of the key is not guessed for: one draw, no record.
+    take?.();
+    expect((await check('123456', early)).status).toBe(429);
+    if (take !== null) {
+      const sent = take();
+      expect(sent.evalsha).toBe(1);
+      expect(sent.hset ?? 0).toBe(0);
+      expect(sent.hdel ?? 0).toBe(0);
+    }
     // And a check the draw admits keeps its record as before.
     const admitted = await check('123456', key, { 'x-request-id': 'admitted-early-1' });
     expect(admitted.status).toBe(200);
