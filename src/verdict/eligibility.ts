@@ -54,7 +54,7 @@ export function isUnrecorded(verdict: Verdict): boolean {
  * The verdict's JSON for one (carrier lookup, snapshot, rule set, do-not-use flag, decision), cut around the
  * four fields that change per request (decision_id, evaluated_at, cache_hit, mc_number). A cache-hot check re-runs
  * decide() (its answer depends on the clock) and, when the decision is the same as the template's, reuses the
- * template's decision objects and answers with head + id + middle + time + tail instead of JSON.stringify of a
+ * template's decision objects and answers with head + id + middle + time + tail + MC + rest instead of JSON.stringify of a
  * ~1 KB verdict with evidence (4.6 µs → 23 ns in bench/micro; bench/README.md). The evidence is a pure function of the
  * same inputs (src/core/evidence.ts), so equal inputs and an equal decision mean equal evidence.
  */

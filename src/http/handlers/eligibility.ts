@@ -2,8 +2,9 @@
 // becomes a 200 degraded verdict (eligible: false), never an error status.
 // Hot-path notes (issue 10, numbers in bench/README.md): the budget draw is joined without per-request
 // allocations (BudgetLimiter.enqueue/outcome), the response's header lines are pre-joined once per budget draw
-// (headBlock), the body takes the canonical-body fast path (eligibility-body.ts) and the verdict is written
-// from its JSON template (serialiseVerdict).
+// (headBlock), the body takes the canonical-body fast path (eligibility-body.ts), the verdict is written
+// from its JSON template (serialiseVerdict), and a check the draw will almost surely admit is decided and recorded
+// in the same round trip as its draw (checkEarly).
 import type { StoredApiKey } from '../../auth/api-key.js';
 import type { Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
