@@ -10,7 +10,8 @@
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
 // BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also
-// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_PIN (1), BENCH_REDIS
+// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total, on
+// autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
@@ -61,7 +62,13 @@ function hasCommand(name: string): boolean {
 const CPUS = availableParallelism();
 const PIN = env.BENCH_PIN !== '0' && CPUS >= 2 && hasCommand('taskset');
 type Tool = 'autocannon' | 'wrk';
-const TOOL: Tool = (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
+/**
+ * BENCH_RATE=N: offer N requests per second in total instead of as many as the connections can carry, to read
+ * latency at a given load rather than at saturation (closed-loop at 100 connections, p50 ≈ 100 ÷ req/s by Little's
+ * law, so saturation latency only restates throughput). wrk cannot pace, so this runs on autocannon (overallRate).
+ */
+const RATE = env.BENCH_RATE ? Number(env.BENCH_RATE) : null;
+const TOOL: Tool = RATE !== null ? 'autocannon' : (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
 const PRIVATE_REDIS = (env.BENCH_REDIS ?? 'private') === 'private' && hasCommand('redis-server');
 
 const pinned = (cpu: number, command: string[]): string[] => (PIN ? ['taskset', '-c', String(cpu), ...command] : command);
@@ -157,7 +164,7 @@ const PATH = '/v1/eligibility';
 async function runAutocannon(port: number, load: Load, duration: number): Promise<autocannon.Result> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (load.apiKey) headers['x-api-key'] = load.apiKey;
-  const base = { url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration };
+  const base = { url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, ...(RATE !== null ? { overallRate: RATE } : {}) };
   if (load.mode === 'hot') {
     return autocannon({ ...base, url: `${base.url}${PATH}`, method: 'POST', headers, body: JSON.stringify({ mc_number: HOT_MC }) });
   }
@@ -431,7 +438,7 @@ async function main(): Promise<void> {
   let exact: { budget: number; admitted: number; limited: number; other: number; ok: boolean } | null = null;
   let answerProblems: string[] = [];
   let serviceOnly: string[] = [];
-  const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}, `
+  const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}`;
   process.stdout.write(`bench: ${header}\n`);
