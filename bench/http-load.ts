@@ -313,6 +313,8 @@ interface Row {
   cpuToRaw: number | null;
   /** Median over rounds of CPU µs/req: the steadiest number on a shared machine. */
   cpuMedian: number;
+  /** Median over rounds of its kernel part (null when the server's bench does not report it). */
+  kernelMedian: number | null;
 }
 
 function summarise(runs: Measurement[]): Row[] {
@@ -324,7 +326,9 @@ function summarise(runs: Measurement[]): Row[] {
     const cpu = mine.map((run) => run.cpuMicrosPerRequest);
     const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
     const cpuToRaw = mine.map((run) => run.cpuToRaw).filter((ratio): ratio is number => ratio !== undefined);
+    const kernel = mine.map((run) => run.systemMicrosPerRequest).filter((micros): micros is number => micros !== null);
     return {
+      kernelMedian: kernel.length > 0 ? middle(kernel) : null,
       scenario,
       cpuToRaw: cpuToRaw.length > 0 ? middle(cpuToRaw) : null,
       cpuMedian: middle(cpu),
@@ -413,11 +417,11 @@ function redisColumn(counts: Record<string, number>): string {
 
 function markdownTable(rows: Row[]): string {
   return [
-    '| server, scenario | req/s | ratio to raw uWS (min–max) | p50 ms | p99 ms | server CPU µs/req (min–max) | CPU/req vs raw | one-core capacity req/s | Redis calls/req sent | Redis cmds/req executed | Redis CPU µs/req | GC pauses per 10k req: count, ms (major, in the run) | non-2xx / errors |',
+    '| server, scenario | req/s | ratio to raw uWS (min–max) | p50 ms | p99 ms | server CPU µs/req (min–max); kernel part | CPU/req vs raw | one-core capacity req/s | Redis calls/req sent | Redis cmds/req executed | Redis CPU µs/req | GC pauses per 10k req: count, ms (major, in the run) | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
-    ...rows.map(({ scenario, median: m, ratio, cpuRange, cpuToRaw, cpuMedian }) => `| ${scenario} | ${fmt(m.requestsPerSecond)} | `
+    ...rows.map(({ scenario, median: m, ratio, cpuRange, cpuToRaw, cpuMedian, kernelMedian }) => `| ${scenario} | ${fmt(m.requestsPerSecond)} | `
       + `${ratio ? `${fmt(ratio.median, 2)} (${fmt(ratio.min, 2)}–${fmt(ratio.max, 2)})` : 'n/a'} | ${fmt(m.p50Ms, 2)} | ${fmt(m.p99Ms, 2)} | `
-      + `${fmt(cpuMedian, 1)} (${fmt(cpuRange.min, 1)}–${fmt(cpuRange.max, 1)}) | ${cpuToRaw === null ? 'n/a' : `${fmt(cpuToRaw, 2)}×`} | ${fmt(1e6 / cpuMedian)} | `
+      + `${fmt(cpuMedian, 1)} (${fmt(cpuRange.min, 1)}–${fmt(cpuRange.max, 1)}); ${kernelMedian === null ? 'n/a' : fmt(kernelMedian, 1)} | ${cpuToRaw === null ? 'n/a' : `${fmt(cpuToRaw, 2)}×`} | ${fmt(1e6 / cpuMedian)} | `
       + `${redisColumn(m.callsPerRequest)} | ${redisColumn(m.redisPerRequest)} | `
       + `${m.redisCpuMicrosPerRequest === null ? 'n/a' : fmt(m.redisCpuMicrosPerRequest, 1)} | ${fmt((m.gc.count * 10_000) / Math.max(1, m.requests), 1)}, ${fmt((m.gc.ms * 10_000) / Math.max(1, m.requests), 1)} (${m.gc.major}) | ${m.non2xx} / ${m.errors} |`),
   ].join('\n');
