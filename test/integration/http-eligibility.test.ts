@@ -1,7 +1,7 @@
 // The single check end to end: real uWS server on a free port, real Redis, random key prefix per suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countCommands } from '../../bench/child-stats.js';
-import { decodeRecord } from '../../src/decisions/record-codec.js';
+import { decodeRecord, type RecordContext } from '../../src/decisions/record-codec.js';
 import { BUCKET_MS } from '../../src/decisions/recorder.js';
 import { WINDOW_MS } from '../../src/ratelimit/budget.js';
 import { isCluster } from '../../src/redis/connection.js';
@@ -27,16 +27,18 @@ afterAll(async () => {
   await t.stop();
 });
 
-/** Decision records in Redis that name this request id, among those decided since `sinceMs` (one bucket per second). */
-async function recordsOfRequest(requestId: string, sinceMs: number): Promise<number> {
+/** Decision records in Redis decided since `sinceMs` (one bucket per second) whose context passes `wanted`. */
+async function recordsWhere(wanted: (context: RecordContext) => boolean, sinceMs: number): Promise<number> {
   let found = 0;
   for (let second = Math.floor(sinceMs / BUCKET_MS); second <= Math.floor(Date.now() / BUCKET_MS); second += 1) {
     for (const [decisionId, raw] of Object.entries(await t.redis.hgetall(t.keys.decisionBucket(second)))) {
-      if (decodeRecord(decisionId, raw).context.requestId === requestId) found += 1;
+      if (wanted(decodeRecord(decisionId, raw).context)) found += 1;
     }
   }
   return found;
 }
+
+const recordsOfRequest = (requestId: string, sinceMs: number) => recordsWhere((context) => context.requestId === requestId, sinceMs);
 
 /** `apiKey: null` sends no x-api-key header at all. */
 const check = (mc: unknown, apiKey: string | null = key, extra: Record<string, string> = {}) =>
@@ -228,7 +230,8 @@ describe('rate budget', () => {
 
   it('admits exactly the budget when many requests race, across two replicas', async () => {
     const budget = 37;
-    const { key: racing } = await t.createKey({ rate_per_minute: budget });
+    const { key: racing, id: racingId } = await t.createKey({ rate_per_minute: budget });
+    const since = Date.now();
     // A generous command timeout: on a starved CI core a slow (not failed) Redis must not hand the decision to
     // the per-replica in-memory stand-in, which is only exact per replica.
     const first = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, REDIS_COMMAND_TIMEOUT_MS: '5000' });
@@ -240,6 +243,9 @@ describe('rate budget', () => {
       const statuses = (await Promise.all(requests)).map((response) => response.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(budget);
       expect(statuses.filter((status) => status === 429)).toHaveLength(150 - budget);
+      // One record per answered verdict: a check decided early and then refused has its record withdrawn.
+      const records = await waitFor(() => recordsWhere((context) => context.keyId === racingId, since), (count) => count === budget, 3000);
+      expect(records.value).toBe(budget);
     } finally {
       for (const replica of [first, second]) {
         await replica.app.stop();
