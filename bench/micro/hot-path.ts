@@ -67,6 +67,8 @@ const extra = {
   key_id: 'abcdefabcdef', decision_id: verdict.decision_id, mc_number: '123456', eligible: true, tier: 'preferred', reasons: [],
   ruleset_version: 1, data_as_of: iso, cache_hit: true, recorded: true,
 };
+/** The same members as `extra`, rendered as the eligibility route hands them over (logJson). */
+const extraJson = Object.entries(extra).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join('');
 const metrics = new Metrics({ redisUp: true, snapshot: null, ruleset: null } as unknown as LiveState);
 
 const results: MicroResult[] = [
@@ -97,7 +99,9 @@ const results: MicroResult[] = [
   measure('request id: crypto.randomUUID() (reference)', () => randomUUID(), { note: 'what the prefix + counter ids replaced' }),
   measure('headers: rateLimitHeaders() (memoised per decision)', () => rateLimitHeaders(budget)),
   measure('headers: verdictHeadBlock() (memoised per decision)', () => verdictHeadBlock(budget)),
-  measure('log: logRequest() access line', () => logRequest(log, line, extra)),
+  measure('log: logRequest() access line', () => logRequest(log, line, extra), { note: 'extra fields as an object' }),
+  measure('log: logRequest() as the eligibility route calls it', () => logRequest(log, line, undefined, extraJson),
+    { note: 'the members pre-rendered (HttpResponse.logJson): the production path' }),
   measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
   measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),
