@@ -19,12 +19,15 @@ export { REFERENCE_MAX_CHARS } from './eligibility-body.js';
 
 export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
 
+/** What the route uses of each part (narrowed so test/unit/eligibility-route.test.ts can drive it with fakes). */
 export interface EligibilityDeps {
-  auth: Authenticator;
-  budget: BudgetLimiter;
-  eligibility: EligibilityService;
-  metrics: Metrics;
+  auth: Pick<Authenticator, 'authenticate' | 'authenticateCached'>;
+  budget: Pick<BudgetLimiter, 'enqueue' | 'outcome' | 'likelyAdmits'>;
+  eligibility: Pick<EligibilityService, 'check' | 'evaluate' | 'withdraw'>;
+  metrics: Pick<Metrics, 'countVerdict'>;
 }
+
+const ignore = (): void => undefined;
 
 const VERDICT_HEAD = 'content-type: application/json\r\ncache-control: no-store';
 /**
@@ -86,7 +89,12 @@ function checkEarly(deps: EligibilityDeps, request: HttpRequest, key: StoredApiK
   } catch {
     return null;
   }
-  return startCheck(deps, request, key, body, true);
+  const verdict = startCheck(deps, request, key, body, true);
+  // Awaited only after the draw: should it reject before then (a bug, never a Redis failure, which check() turns
+  // into a degraded verdict), Node must not see an unhandled rejection in between, which would end the process.
+  // The route still awaits the original promise, so the error reaches the caller as before.
+  verdict.catch(ignore);
+  return verdict;
 }
 
 /** The verdict for a valid body, given once its decision record is acknowledged (EligibilityService.check). */

@@ -1,0 +1,140 @@
+// The eligibility route's use of its parts, driven with fakes (the real parts over real Redis are in
+// test/integration/http-eligibility.test.ts): which path a check takes around its budget draw, what an early
+// check refused by its draw does with its record, and that a failing early check cannot end the process.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredApiKey } from '../../src/auth/api-key.js';
+import { decide } from '../../src/core/decide.js';
+import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
+import { AppError } from '../../src/errors.js';
+import { eligibilityRoute, type EligibilityDeps } from '../../src/http/handlers/eligibility.js';
+import type { HttpRequest } from '../../src/http/uws.js';
+import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
+import { NOT_FOUND } from '../../src/store/carrier-codec.js';
+import { toVerdict, type Verdict } from '../../src/verdict/eligibility.js';
+
+const KEY = { id: 'k1', account: 'acme', rate_per_minute: 100, scopes: ['eligibility'] } as unknown as StoredApiKey;
+const NOW = Date.parse('2026-11-20T12:00:00Z');
+
+function verdictFor(mc: string, degraded = false): Verdict {
+  const decision = decide({
+    lookup: degraded ? null : NOT_FOUND, backendAvailable: !degraded, maxDataAgeSeconds: 172_800, nowMs: NOW,
+    ruleset: { version: 1, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET },
+    snapshot: {
+      version: 'v1', data_as_of: '2026-11-20T06:00:00Z', created_at: '2026-11-20T06:00:00Z', carrier_count: 1,
+      sources: Object.fromEntries(SOURCE_NAMES.map((source) => [source, { present: true, as_of: '2026-11-20T06:00:00Z', rows: 1 }])),
+    },
+  });
+  return toVerdict(decision, mc, NOW, false);
+}
+
+const decision = (allowed: boolean, fromFallback = false): BudgetDecision => ({
+  allowed, limit: 100, remaining: allowed ? 50 : 0, retryAfterSeconds: 3, resetSeconds: 60, fromFallback,
+});
+
+interface Scenario {
+  likelyAdmits: boolean;
+  /** What the draw decides, settled a turn after the request (as a Redis reply would be). */
+  draw: BudgetDecision;
+  /** What check() gives for (mc, backendOk). */
+  check?: (mc: string, backendOk: boolean) => Promise<Verdict>;
+}
+
+function harness(scenario: Scenario) {
+  const calls = { checks: [] as Array<{ mc: string; backendOk: boolean }>, withdrawn: [] as Verdict[], counted: 0 };
+  const deps: EligibilityDeps = {
+    auth: {
+      authenticateCached: () => ({ kind: 'ok', key: KEY }),
+      authenticate: async () => ({ kind: 'ok', key: KEY }),
+    },
+    budget: {
+      enqueue: () => 0,
+      outcome: () => new Promise((resolve) => setImmediate(() => resolve(new DrawOutcome(
+        scenario.draw.allowed ? 1 : 0, scenario.draw.allowed ? scenario.draw : null, scenario.draw.allowed ? null : scenario.draw,
+      )))),
+      likelyAdmits: () => scenario.likelyAdmits,
+    },
+    eligibility: {
+      check: (mc, backendOk) => {
+        calls.checks.push({ mc, backendOk });
+        return scenario.check ? scenario.check(mc, backendOk) : Promise.resolve(verdictFor(mc, !backendOk));
+      },
+      evaluate: async (mc) => verdictFor(mc, true),
+      withdraw: (verdict) => {
+        calls.withdrawn.push(verdict);
+      },
+    },
+    metrics: {
+      countVerdict: () => {
+        calls.counted += 1;
+      },
+    },
+  };
+  return { calls, route: eligibilityRoute(deps) };
+}
+
+const request = (body: string): HttpRequest => ({
+  method: 'POST', path: '/v1/eligibility', query: '', headers: { 'x-api-key': 'cek_x_y' }, params: [], body: Buffer.from(body), requestId: 'r1',
+});
+
+describe('eligibility route around its budget draw', () => {
+  it('decides early when the draw will likely admit, and answers that verdict once the draw does', async () => {
+    const { calls, route } = harness({ likelyAdmits: true, draw: decision(true) });
+    const response = await route.handler(request('{"mc_number":"MC-42"}'));
+    expect(response.status).toBe(200);
+    expect(calls.checks).toEqual([{ mc: '42', backendOk: true }]);
+    expect(calls.withdrawn).toEqual([]);
+    expect(calls.counted).toBe(1);
+    expect(response.logJson).toContain('"reasons":["carrier_not_found"]');
+    expect(response.logJson).toContain('"recorded":true');
+  });
+
+  it('withdraws an early check the draw refuses, and answers 429', async () => {
+    const { calls, route } = harness({ likelyAdmits: true, draw: decision(false) });
+    const refused = await route.handler(request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).kind).toBe('rate_limited');
+    expect(calls.withdrawn.map((verdict) => verdict.mc_number)).toEqual(['42']);
+    expect(calls.counted).toBe(0);
+  });
+
+  it('answers from the degraded path when the draw fell back to memory, withdrawing the early verdict', async () => {
+    const { calls, route } = harness({ likelyAdmits: true, draw: decision(true, true) });
+    const response = await route.handler(request('{"mc_number":"42"}'));
+    expect(calls.checks).toEqual([{ mc: '42', backendOk: true }, { mc: '42', backendOk: false }]);
+    expect(calls.withdrawn).toHaveLength(1);
+    expect(response.logJson).toContain('"reasons":["backend_unavailable"]');
+    expect(calls.counted).toBe(1);
+  });
+
+  it('checks after the draw when it is not likely to admit, and never early for a bad body (429 before 400)', async () => {
+    const late = harness({ likelyAdmits: false, draw: decision(true) });
+    await late.route.handler(request('{"mc_number":"42"}'));
+    expect(late.calls.checks).toEqual([{ mc: '42', backendOk: true }]);
+    const bad = harness({ likelyAdmits: true, draw: decision(false) });
+    const error = await bad.route.handler(request('{"mc_number":')).then(() => null, (thrown: unknown) => thrown);
+    expect((error as AppError).kind).toBe('rate_limited');
+    expect(bad.calls.checks).toEqual([]);
+  });
+});
+
+describe('an early check that fails', () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterEach(() => {
+    process.off('unhandledRejection', onUnhandled);
+  });
+
+  it('rejects the request (a 500 from the adapter) without an unhandled rejection while the draw is pending', async () => {
+    const bug = new Error('bug in check');
+    const { route } = harness({ likelyAdmits: true, draw: decision(true), check: () => Promise.reject(bug) });
+    const outcome = await route.handler(request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
+    expect(outcome).toBe(bug);
+    // Node reports unhandled rejections after the microtask queue drains: give it a few turns.
+    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+});
