@@ -311,7 +311,9 @@ export function verdictOutput(verdict: Verdict): { bytes: VerdictBytes | SplitVe
   const template = templateOf(verdict);
   return {
     bytes: bytesOf(verdict, template),
-    logMembers: logMembersOf(verdict.mc_number, template === undefined ? renderLogRest(verdict) : template.logRest ??= renderLogRest(verdict)),
+    // Without a template the rest is a fresh string: joined directly, not compared with the memo's by content.
+    logMembers: template === undefined ? `,"mc_number":${mcJson(verdict.mc_number)}${renderLogRest(verdict)}`
+      : logMembersOf(verdict.mc_number, template.logRest ??= renderLogRest(verdict)),
   };
 }
 

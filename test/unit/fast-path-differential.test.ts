@@ -241,6 +241,11 @@ describe('verdict templates', () => {
     const verdict = toVerdict(templates.settle(decide(input), lookup, snapshot, ruleset, false, '5'), '5', NOW, true);
     const altered = { ...verdict, eligible: !verdict.eligible, mc_number: '6' };
     expect(serialiseVerdict(altered)).toBe(JSON.stringify(altered));
+    // Its access-line members are its own, not a template's.
+    expect(JSON.parse(`{${verdictOutput(altered).logMembers.slice(1)}}`)).toEqual({
+      mc_number: '6', eligible: altered.eligible, tier: altered.tier, reasons: altered.reasons,
+      ruleset_version: altered.ruleset_version, data_as_of: altered.data_as_of,
+    });
     expect(serialiseVerdict(verdict)).toBe(JSON.stringify(verdict));
     // Without a template the bytes are the verdict's own head and the snapshot's pre-encoded source list.
     const alteredBody = verdictBytes(altered);
