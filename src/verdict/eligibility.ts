@@ -2,7 +2,6 @@
 // Any Redis failure marks the replica's backend down and yields a degraded verdict, never an exception.
 import type { RedisClient } from '../redis/connection.js';
 import { randomFillSync } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { decide, decideWithoutEvidence, withEvidence, type Decision, type DecisionFields, type DecisionInput } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
@@ -10,6 +9,7 @@ import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { DecisionRecorder } from '../decisions/recorder.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { CarrierReads } from './carrier-reads.js';
+import { CarrierCache } from './carrier-cache.js';
 import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
@@ -360,7 +360,7 @@ export class VerdictTemplates {
 }
 
 export class EligibilityService {
-  private readonly cache: LRUCache<string, CarrierLookup>;
+  private readonly cache: CarrierCache;
   private readonly templates = new VerdictTemplates();
   private readonly now: () => number;
   private readonly recorder: DecisionRecorder | null;
@@ -372,7 +372,7 @@ export class EligibilityService {
     private readonly state: LiveState,
     private readonly options: EligibilityOptions,
   ) {
-    this.cache = new LRUCache({ max: options.cacheMax });
+    this.cache = new CarrierCache(options.cacheMax);
     this.now = options.now ?? Date.now;
     this.recorder = options.recorder ?? null;
     this.reads = new CarrierReads(redis, options.endOfTurn ?? new EndOfTurn(redis));
@@ -419,7 +419,7 @@ export class EligibilityService {
     const { snapshot, ruleset } = this.state;
     const backendAvailable = backendOk && this.state.redisUp;
     if (!backendAvailable || !snapshot) return this.verdictFor(mc, null, false, backendAvailable, snapshot, ruleset);
-    const cached = this.cache.get(`${snapshot.version}:${mc}`);
+    const cached = this.cache.get(snapshot.version, mc);
     return cached ? this.verdictFor(mc, cached, true, true, snapshot, ruleset) : null;
   }
 
@@ -433,8 +433,7 @@ export class EligibilityService {
     let cacheHit = false;
     let backendAvailable = backendOk && this.state.redisUp;
     if (backendAvailable && snapshot) {
-      const cacheKey = `${snapshot.version}:${mc}`;
-      const cached = this.cache.get(cacheKey);
+      const cached = this.cache.get(snapshot.version, mc);
       if (cached) {
         lookup = cached;
         cacheHit = true;
@@ -442,8 +441,9 @@ export class EligibilityService {
         try {
           const encoded = await this.lookUp(snapshot.version, mc);
           lookup = decodeCarrier(mc, encoded);
-          // Negative results are cached too, so random MC numbers cannot hammer Redis.
-          this.cache.set(cacheKey, lookup);
+          // Negative results are cached too, so random MC numbers cannot hammer Redis. A read that a snapshot
+          // switch overtook is not cached: it would empty the new version's entries.
+          if (this.state.snapshot === snapshot) this.cache.set(snapshot.version, mc, lookup);
         } catch (error) {
           this.state.markDown(error);
           backendAvailable = false;

@@ -222,3 +222,70 @@ describe('decide: property — eligible never travels with a reason, degradation
     expect(eligibleCount).toBeGreaterThan(10);
   });
 });
+
+describe('data_stale: the per-snapshot deadline (freshUntilMs) gives the per-source rule at every instant', () => {
+  // The rule as written: stale when the snapshot or any present, age-limited source is older than its limit
+  // (or its date is unreadable), or a required source is missing. decide() answers it with one comparison
+  // against a deadline worked out once per snapshot and rule set; this compares the two around every deadline.
+  function staleByRule(snapshot: SnapshotMeta, rules: PublishedRuleSet['rules'] | null, maxAgeSeconds: number, nowMs: number): boolean {
+    const asOf = Date.parse(snapshot.data_as_of);
+    if (!Number.isFinite(asOf) || nowMs - asOf > maxAgeSeconds * 1000) return true;
+    if (!rules) return false;
+    if (rules.sources.required.some((source) => !snapshot.sources[source]?.present)) return true;
+    return Object.entries(rules.sources.max_age_days).some(([source, maxDays]) => {
+      const freshness = snapshot.sources[source as keyof SnapshotMeta['sources']];
+      if (!freshness?.present || maxDays === undefined) return false;
+      const sourceAsOf = freshness.as_of ? Date.parse(freshness.as_of) : NaN;
+      return !Number.isFinite(sourceAsOf) || nowMs - sourceAsOf > maxDays * 86_400_000;
+    });
+  }
+
+  const hour = 3_600_000;
+  const at = (ms: number) => new Date(ms).toISOString();
+  const base = Date.parse(SNAPSHOT.data_as_of);
+  const snapshots: SnapshotMeta[] = [
+    SNAPSHOT,
+    { ...SNAPSHOT, data_as_of: 'bogus' },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, sam: undefined } },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, oos: { present: false, as_of: null, rows: 0 } } },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, census: { present: true, as_of: 'not a date', rows: 1 } } },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, census: { present: true, as_of: null, rows: 1 } } },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, insurance: { present: true, as_of: at(base - 5 * 24 * hour), rows: 1 } } },
+    { ...SNAPSHOT, sources: { ...SNAPSHOT.sources, ofac_cons: { present: true, as_of: at(base - 6 * 24 * hour - 7), rows: 1 } } },
+    { ...SNAPSHOT, data_as_of: at(base - 30 * hour), sources: { ...SNAPSHOT.sources, authority: { present: true, as_of: '2026-11-16', rows: 1 } } },
+  ];
+  const ruleSets: Array<PublishedRuleSet['rules'] | null> = [
+    null,
+    DEFAULT_RULE_SET,
+    { ...DEFAULT_RULE_SET, sources: { required: ['census'], max_age_days: { census: 0.5, insurance: 2.25 } } },
+    { ...DEFAULT_RULE_SET, sources: { required: [], max_age_days: {} } },
+  ];
+
+  it('agrees one millisecond either side of every deadline, for every snapshot, rule set and age limit', () => {
+    let compared = 0;
+    let staleSeen = 0;
+    for (const snapshot of snapshots) {
+      for (const rules of ruleSets) {
+        for (const maxAgeSeconds of [3600, 172_800, 1_000_000]) {
+          const ruleset = rules === null ? null : { ...RULESET, rules };
+          const instants = [base, base + maxAgeSeconds * 1000, ...Object.values(snapshot.sources)
+            .flatMap((freshness) => (freshness?.as_of ? [Date.parse(freshness.as_of)] : []))
+            .flatMap((asOf) => [0.5, 2.25, 7].map((days) => asOf + days * 86_400_000))];
+          for (const instant of instants) {
+            for (const nowMs of [instant - 1, instant, instant + 1]) {
+              if (!Number.isFinite(nowMs)) continue;
+              const stale = decide(input({ snapshot, ruleset, maxDataAgeSeconds: maxAgeSeconds, nowMs })).reasons.includes('data_stale');
+              expect(stale, `${snapshot.data_as_of} ${JSON.stringify(rules?.sources)} ${maxAgeSeconds} ${nowMs}`)
+                .toBe(staleByRule(snapshot, rules, maxAgeSeconds, nowMs));
+              compared += 1;
+              if (stale) staleSeen += 1;
+            }
+          }
+        }
+      }
+    }
+    // Both answers must occur, or the comparison proves nothing.
+    expect(staleSeen).toBeGreaterThan(50);
+    expect(compared - staleSeen).toBeGreaterThan(50);
+  });
+});

@@ -23,6 +23,35 @@ describe('normaliseMcNumber', () => {
   });
 });
 
+describe('normaliseMcNumber: the canonical-form shortcut', () => {
+  // The rule as the regex states it; normaliseMcNumber answers canonical numbers without it.
+  const byRegex = (raw: string): string | null => {
+    const digits = /^\s*(?:MC[-#\s]?\s*)?(\d{1,8})\s*$/i.exec(raw)?.[1];
+    const bare = digits?.replace(/^0+/, '');
+    return bare ? bare : null;
+  };
+
+  it('gives the regex answer for every string of 0–10 characters drawn from digits and look-alikes', () => {
+    const alphabet = ['0', '1', '5', '9', '0', '7', 'M', 'c', '-', ' ', '#', '\u0663', '/', ':', '\u0000'];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed;
+    };
+    let canonical = 0;
+    for (let round = 0; round < 20_000; round += 1) {
+      let raw = '';
+      const length = next() % 11;
+      for (let index = 0; index < length; index += 1) raw += alphabet[next() % alphabet.length];
+      const expected = byRegex(raw);
+      expect(normaliseMcNumber(raw), JSON.stringify(raw)).toBe(expected);
+      if (expected === raw) canonical += 1;
+    }
+    // The shortcut must actually be taken often, or this proves nothing about it.
+    expect(canonical).toBeGreaterThan(500);
+  });
+});
+
 describe('normaliseDocket', () => {
   it.each([
     ['MC012892', '12892'], ['MC-424836', '424836'], ['MC1122796', '1122796'], ['MC000647', '647'],
