@@ -1,6 +1,7 @@
 // The uWS adapter on its own: request bodies kept intact past the callback that delivered them, streaming with a
 // failure midway, and a client that leaves mid-stream.
 import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { createLogger } from '../../src/log.js';
@@ -31,6 +32,10 @@ beforeAll(async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return { status: 200, text: `${request.body.length}:${createHash('sha256').update(request.body).digest('hex')}` };
     } },
+    // Declares the one header it reads, so the adapter copies only that one (and reads its own two into locals).
+    { method: 'POST', pattern: '/echo-key', maxBodyBytes: 16, headers: ['x-api-key'], handler: async (request) => ({
+      status: 200, json: { headers: request.headers, body: request.body.toString() },
+    }) },
     { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
   ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
 });
@@ -45,6 +50,40 @@ describe('uWS adapter request bodies', () => {
     const answers = await Promise.all(bodies.map((body) => fetch(`http://127.0.0.1:${server.port}/digest`, { method: 'POST', body })
       .then((response) => response.text())));
     expect(answers).toEqual(bodies.map((body) => `${body.length}:${createHash('sha256').update(body).digest('hex')}`));
+  });
+});
+
+/** Sends raw request bytes and resolves with everything the server wrote before it closed or went quiet. */
+function rawExchange(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.write(request));
+    let answer = '';
+    const timer = setTimeout(() => socket.end(), 500);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('uWS adapter request headers', () => {
+  it('gives a route only the headers it declares, and takes the request id and declared length itself', async () => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/echo-key`, {
+      method: 'POST', body: 'hello', headers: { 'x-api-key': 'k1', 'x-request-id': 'trace-7.a', 'x-other': 'no' },
+    });
+    expect(response.headers.get('x-request-id')).toBe('trace-7.a');
+    expect(await response.json()).toEqual({ headers: { 'x-api-key': 'k1' }, body: 'hello' });
+  });
+
+  it('answers 413 from the declared content-length alone, before any body arrives', async () => {
+    const answer = await rawExchange('POST /echo-key HTTP/1.1\r\nhost: x\r\nx-request-id: big-1\r\ncontent-length: 5000\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toMatch(/x-request-id: big-1/i);
+    expect(answer).toContain('payload_too_large');
   });
 });
 
