@@ -27,8 +27,6 @@ export interface EligibilityDeps {
   metrics: Pick<Metrics, 'countVerdict'>;
 }
 
-const ignore = (): void => undefined;
-
 const VERDICT_HEAD = 'content-type: application/json\r\ncache-control: no-store';
 /**
  * The header lines of a verdict answered under a budget decision. A coalesced draw shares one decision object
@@ -89,12 +87,7 @@ function checkEarly(deps: EligibilityDeps, request: HttpRequest, key: StoredApiK
   } catch {
     return null;
   }
-  const verdict = startCheck(deps, request, key, body, true);
-  // Awaited only after the draw: should it reject before then (a bug, never a Redis failure, which check() turns
-  // into a degraded verdict), Node must not see an unhandled rejection in between, which would end the process.
-  // The route still awaits the original promise, so the error reaches the caller as before.
-  verdict.catch(ignore);
-  return verdict;
+  return startCheck(deps, request, key, body, true);
 }
 
 /** The verdict for a valid body, given once its decision record is acknowledged (EligibilityService.check). */
@@ -128,15 +121,18 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
       const ticket = deps.budget.enqueue(key.id, key.rate_per_minute);
       const outcome = deps.budget.outcome(key.id);
       const early = deps.budget.likelyAdmits(key.id) ? checkEarly(deps, request, key) : null;
+      // The early check is awaited before the draw's outcome, which never rejects (BudgetLimiter resolves it, from
+      // memory when Redis fails): so a check that rejects (a bug, never a Redis failure, which check() turns into a
+      // degraded verdict) is observed at once, never left as an unhandled rejection that would end the process.
+      const guessed = early === null ? null : await early;
       const budget = (await outcome).decisionFor(ticket);
-      if (early !== null) {
-        const verdict = await early;
+      if (guessed !== null) {
         if (budget.allowed && !budget.fromFallback) {
-          deps.metrics.countVerdict(verdict);
-          return verdictResponse(verdict, budget, key.id, !isUnrecorded(verdict));
+          deps.metrics.countVerdict(guessed);
+          return verdictResponse(guessed, budget, key.id, !isUnrecorded(guessed));
         }
         // Refused, or drawn from the in-memory stand-in (Redis failed): answered below as if never guessed.
-        deps.eligibility.withdraw(verdict);
+        deps.eligibility.withdraw(guessed);
       }
       if (!budget.allowed) {
         throw new AppError('rate_limited', `The budget of ${budget.limit} checks per minute is spent; retry later.`, {
