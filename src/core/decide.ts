@@ -72,7 +72,7 @@ function isSnapshotStale(snapshot: SnapshotMeta, rules: RuleSet | null, maxAgeSe
 const freshUntil = new WeakMap<SnapshotMeta, { rules: RuleSet | null; maxAgeSeconds: number; untilMs: number }>();
 
 /** Epoch ms after which the snapshot is stale; -Infinity when it already is whatever the clock says. */
-export function freshUntilMs(snapshot: SnapshotMeta, rules: RuleSet | null, maxAgeSeconds: number): number {
+function freshUntilMs(snapshot: SnapshotMeta, rules: RuleSet | null, maxAgeSeconds: number): number {
   const memo = freshUntil.get(snapshot);
   if (memo !== undefined && memo.rules === rules && memo.maxAgeSeconds === maxAgeSeconds) return memo.untilMs;
   const untilMs = computeFreshUntilMs(snapshot, rules, maxAgeSeconds);
