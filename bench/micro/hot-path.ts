@@ -94,6 +94,7 @@ const results: MicroResult[] = [
   measure('parse: JSON.parse + zod, canonical body (reference)', () => parseEligibilityBodyGeneral(canonicalBody), { note: 'the general path' }),
   measure('parse: parseCanonicalBody, canonical body', () => parseCanonicalBody(canonicalBody)),
   measure('parse: normaliseMcNumber("MC-123456")', () => normaliseMcNumber('MC-123456')),
+  measure('parse: normaliseMcNumber("123456") (canonical)', () => normaliseMcNumber('123456'), { note: 'what nearly every request sends: the character-loop shortcut' }),
   measure('decision id: decisionId() (pooled UUIDv7)', () => decisionId(nowMs)),
   measure('decision id: uuid v7() (reference)', () => uuidv7(), { note: 'what decisionId() replaced' }),
   measure('request id: crypto.randomUUID() (reference)', () => randomUUID(), { note: 'what the prefix + counter ids replaced' }),
