@@ -16,11 +16,13 @@
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
 // node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window),
+// BENCH_FROM_SOURCE (0: the servers run compiled by tsc, as in production; 1: the .ts sources through tsx),
 // BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_STDOUT (a file for the servers'
 // stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -36,6 +38,7 @@ import { PrivateRedis } from '../test/helpers/private-redis.js';
 import type { ChildStats } from './child-stats.js';
 
 const env = process.env;
+const require = createRequire(import.meta.url);
 const DURATION = Number(env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 100);
 const REPEAT = Math.max(1, Number(env.BENCH_REPEAT ?? 3));
@@ -111,6 +114,32 @@ interface Measurement extends LoadResult {
 
 // ---------- children ----------
 
+/**
+ * The servers run as compiled JavaScript, as production does (the image runs tsc's dist/, not tsx): `tsc -p
+ * bench/tsconfig.servers.json` puts src/ and the bench's server scripts under .bench-out/dist/, and
+ * scripts/build-assets.mjs adds the Lua scripts and package.json beside them. Through tsx, esbuild's keepNames
+ * wraps every named closure in a `__name()` call (a defineProperty per closure made), measurable on a hot path
+ * that production never runs. BENCH_FROM_SOURCE=1 runs the .ts sources through tsx instead (no build step).
+ * A BENCH_BASELINE tree is compiled the same way when it has bench/tsconfig.servers.json, else run through tsx.
+ */
+const FROM_SOURCE = env.BENCH_FROM_SOURCE === '1';
+
+/** Compiles a checkout's servers; returns the directory of the compiled tree, or null if it has no servers config. */
+function compileServers(root: string): string | null {
+  const config = `${root}/bench/tsconfig.servers.json`;
+  if (!existsSync(config)) return null;
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [`${root}/scripts/build-assets.mjs`, `${root}/.bench-out/dist`], { cwd: root, stdio: 'inherit' });
+  return `${root}/.bench-out/dist`;
+}
+
+const ROOT = new URL('../', import.meta.url).pathname.replace(/\/$/, '');
+
+/** Where a checkout's bench server `bench/<name>.ts` runs from: its compiled .js, or the source (through tsx). */
+function serverScript(compiled: string | null, root: string, name: string): string {
+  return compiled === null ? `${root}/${name}.ts` : `${compiled}/${name}.js`;
+}
+
 interface Child {
   port: number;
   stats(): Promise<ChildStats>;
@@ -122,7 +151,7 @@ const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const [command, ...args] = pinned(0, [process.execPath, ...nodeArgs, '--import', 'tsx', script]);
+  const [command, ...args] = pinned(0, [process.execPath, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script]);
   // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
   // as a pipe to the container runtime would, but not a reader on these cores.
   const child: ChildProcess = spawn(command ?? process.execPath, args, {
@@ -442,9 +471,11 @@ async function main(): Promise<void> {
   let exact: { budget: number; admitted: number; limited: number; other: number; ok: boolean } | null = null;
   let answerProblems: string[] = [];
   let serviceOnly: string[] = [];
+  const compiled = FROM_SOURCE ? null : compileServers(ROOT);
   const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
-    + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}`;
+    + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
+    + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`;
   process.stdout.write(`bench: ${header}\n`);
   const children: Child[] = [];
   try {
@@ -455,7 +486,7 @@ async function main(): Promise<void> {
     const hot: Load = { apiKey: hotKey, mode: 'hot' };
     const cold: Load = { apiKey: hotKey, mode: 'cold' };
     if (SCENARIOS.has('raw')) {
-      const raw = await startChild('bench/raw-uws.ts', { PORT: '0' });
+      const raw = await startChild(serverScript(compiled, ROOT, 'bench/raw-uws'), { PORT: '0' });
       children.push(raw);
       targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
     }
@@ -467,20 +498,21 @@ async function main(): Promise<void> {
     ];
     let hotService: Child | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
-      hotService = await startChild('bench/serve.ts', serviceEnv, profile);
+      hotService = await startChild(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
       children.push(hotService);
       if (SCENARIOS.has('hot')) targets.push({ scenario: 'service, cache-hot', child: hotService, load: hot });
     }
     if (SCENARIOS.has('cold')) {
       // A small LRU and a key range ten times the snapshot: nearly every request is one Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
-      const coldService = await startChild('bench/serve.ts', { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
+      const coldService = await startChild(serverScript(compiled, ROOT, 'bench/serve'), { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
       children.push(coldService);
       targets.push({ scenario: 'service, cache-cold', child: coldService, load: cold });
     }
     if (env.BENCH_BASELINE) {
       const label = `baseline ${env.BENCH_BASELINE_LABEL ?? env.BENCH_BASELINE}`;
-      const script = `${env.BENCH_BASELINE.replace(/\/$/, '')}/bench/serve.ts`;
+      const baseRoot = env.BENCH_BASELINE.replace(/\/$/, '');
+      const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
       if (SCENARIOS.has('hot')) {
         const baseHot = await startChild(script, serviceEnv);
         children.push(baseHot);
@@ -495,14 +527,14 @@ async function main(): Promise<void> {
     if (SCENARIOS.has('floor')) {
       // The floor answers with a body as long as the service's cache-hot verdict (evidence included).
       const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
-      const floor = await startChild('bench/floor-uws.ts', { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
+      const floor = await startChild(serverScript(compiled, ROOT, 'bench/floor-uws'), { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
       children.push(floor);
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
     }
     const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS };
-    for (const [name, script, label] of [['naive', 'bench/peers/naive-uws.ts', 'naive uWS full path'], ['fastify', 'bench/peers/fastify.ts', 'Fastify full path']] as const) {
+    for (const [name, script, label] of [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const) {
       if (!SCENARIOS.has(name) && !SCENARIOS.has(`${name}-cold`)) continue;
-      const peer = await startChild(script, peerEnv);
+      const peer = await startChild(serverScript(compiled, ROOT, script), peerEnv);
       children.push(peer);
       if (SCENARIOS.has(name)) targets.push({ scenario: `${label}, cache-hot`, child: peer, load: hot });
       if (SCENARIOS.has(`${name}-cold`)) targets.push({ scenario: `${label}, cache-cold`, child: peer, load: cold });

@@ -4,12 +4,14 @@
 // though it runs under the eligibility route's JS, and the route's JS is counted before the adapter around it.
 //
 //   BENCH_NODE_ARGS=--perf-basic-prof BENCH_SCENARIOS=hot BENCH_DURATION=12 BENCH_REPEAT=1 npm run bench &
-//   sleep 9; perf record -g -o perf.data -p "$(pgrep -f bench/serve.ts)" -- sleep 4
+//   sleep 9; perf record -g -o perf.data -p "$(pgrep -f 'bench/serve\.(js|ts)' | head -1)" -- sleep 4
 //   perf script -i perf.data -F comm,tid,ip,sym > perf.txt
 //   node --import tsx bench/perf-buckets.ts perf.txt 31.5     # the run's CPU µs per request, from the bench line
 //
-// Frames are JIT functions as V8 left them, so a function inlined into its caller counts as the caller (the
-// access line can show up under the HTTP adapter that calls logRequest); read small buckets with that in mind.
+// The servers run compiled (.bench-out/dist/**/*.js) unless BENCH_FROM_SOURCE=1, so the buckets below match
+// either extension. Frames are JIT functions as V8 left them, so a function inlined into its caller counts as the
+// caller (the access line can show up under the HTTP adapter that calls logRequest); read small buckets with that
+// in mind.
 //
 // Prints each bucket's share of the samples and, given the CPU µs per request, its µs per request; then the
 // commonest innermost frames of the samples no bucket took.
@@ -28,14 +30,14 @@ const BUCKETS: readonly Bucket[] = [
   { name: 'write(2): log chunks, single Redis writes', frames: ['__GI___libc_write'] },
   { name: 'epoll_wait', frames: ['epoll_wait', 'epoll_pwait'] },
   { name: 'garbage collection', frames: ['Heap::', 'Scavenger', 'GCTracer', 'MarkCompact', 'ArrayBufferSweeper'] },
-  { name: 'access line (src/log.ts)', frames: ['src/log.ts'] },
+  { name: 'access line (src/log.ts)', frames: ['src/log.ts', 'src/log.js'] },
   { name: 'decision records (src/decisions/)', frames: ['src/decisions/'] },
   { name: 'budget draws (src/ratelimit/)', frames: ['src/ratelimit/'] },
   { name: 'API key (src/auth/)', frames: ['src/auth/'] },
   { name: 'verdict and decide (src/verdict/, src/core/)', frames: ['src/verdict/', 'src/core/'] },
   { name: 'ioredis (commands, replies)', frames: ['ioredis'] },
   { name: 'eligibility route (src/http/handlers/)', frames: ['src/http/handlers/'] },
-  { name: 'HTTP adapter JS, with the uWS calls it makes (src/http/uws.ts)', frames: ['src/http/uws.ts'] },
+  { name: 'HTTP adapter JS, with the uWS calls it makes (src/http/uws.ts)', frames: ['src/http/uws.ts', 'src/http/uws.js'] },
   { name: 'uWS native (HTTP parsing, dispatch)', frames: ['uWS', 'us_', 'HttpResponseWrapper', 'HttpRequestWrapper'] },
   { name: 'Redis socket reads (libuv → ioredis parser)', frames: ['uv__read'] },
 ];
