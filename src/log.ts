@@ -2,10 +2,10 @@
 // (the code never passes a plaintext key to the logger in the first place).
 // Hot-path notes (bench/README.md): every request writes one access line, so the censoring is a cheap check of
 // the top level and one level down rather than pino's path redaction (which re-parses its paths on every line
-// and cost ~7% of a cache-hot request), stdout is written asynchronously in batches so a line never waits
-// on write(2), the lines of one event-loop turn reach the destination as one chunk, and the access line has a
-// fixed-shape writer (logRequest).
+// and cost ~7% of a cache-hot request), the lines of one event-loop turn reach stdout as one chunk, and the
+// access line has a fixed-shape writer that puts its bytes straight into that chunk (logRequest, src/log-bytes.ts).
 import { pino, type Logger } from 'pino';
+import { utf8, writeBytes, writeJsonString, writeNumber, writeText } from './log-bytes.js';
 
 export type { Logger };
 
@@ -107,21 +107,40 @@ class TurnBatcher {
 
   write(line: string): boolean {
     // A UTF-16 code unit is at most 3 UTF-8 bytes, so this much room always holds the whole line.
-    const room = line.length * 3;
+    const at = this.reserve(line.length * 3);
+    if (at < 0) {
+      // A line too long for the buffer (a large error object) goes out on its own, after what was pending.
+      this.destination.write(Buffer.from(line));
+      return true;
+    }
+    this.commit(at + this.bytes.write(line, at));
+    return true;
+  }
+
+  /** The buffer lines are written into (between reserve() and commit()). */
+  get target(): Buffer {
+    return this.bytes;
+  }
+
+  /**
+   * Where a line of at most `room` bytes can be written into `target` now, passing on what is pending first if it
+   * would not fit; -1 when it never fits (after what was pending is passed on). Call commit() with its end.
+   */
+  reserve(room: number): number {
     if (this.length + room > BATCH_BYTES) {
       this.pass();
-      if (room > BATCH_BYTES) {
-        // A line too long for the buffer (a large error object) goes out on its own, after what was pending.
-        this.destination.write(Buffer.from(line));
-        return true;
-      }
+      if (room > BATCH_BYTES) return -1;
     }
-    this.length += this.bytes.write(line, this.length);
+    return this.length;
+  }
+
+  /** Takes the line written from the reserved offset up to `end`. */
+  commit(end: number): void {
+    this.length = end;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
     }
-    return true;
   }
 
   flush(callback?: (error?: Error) => void): void {
@@ -152,8 +171,16 @@ function flushAllAtExit(): void {
   for (const ref of batchers) ref.deref()?.exitFlush();
 }
 
-/** The line prefix after the timestamp (pino's bindings), per logger made here; absent for other loggers. */
-const fastLines = new WeakMap<Logger, { writer: TurnBatcher; bindings: string }>();
+/** What logRequest needs of a logger made here (absent for other loggers). */
+interface FastLine {
+  writer: TurnBatcher;
+  /** The line prefix after the timestamp (pino's bindings). */
+  bindings: string;
+  /** `{"level":30,"time":"…"<bindings>,"request_id":` as bytes, for the millisecond `prefixMs`. */
+  prefixMs: number;
+  prefix: Uint8Array;
+}
+const fastLines = new WeakMap<Logger, FastLine>();
 
 /** `destination` is for tests; by default stdout, written asynchronously. */
 export function createLogger(level: string, role: string, destination?: Destination): Logger {
@@ -179,7 +206,7 @@ export function createLogger(level: string, role: string, destination?: Destinat
       log: (line) => (needsCensoring(line) ? censor(line) : line),
     },
   }, writer);
-  fastLines.set(log, { writer, bindings: `,"service":"carrier-eligibility","role":${JSON.stringify(role)}` });
+  fastLines.set(log, { writer, bindings: `,"service":"carrier-eligibility","role":${JSON.stringify(role)}`, prefixMs: -1, prefix: new Uint8Array(0) });
   return log;
 }
 
@@ -204,12 +231,12 @@ function jsonValue(value: unknown): string | undefined {
 }
 
 /**
- * Writes the access line `{level, time, service, role, ...line, ...extra, msg: "request"}` — the same line
- * `log.info({...line, ...extra}, 'request')` writes — by concatenating a fixed shape instead of pino's
- * per-field serialisation (pino's asJson was ~4 % of a cache-hot request, about five times JSON.stringify of the
- * same object, bench/README.md). Lines with anything to censor, and loggers not made by createLogger (tests'
- * children), take pino's path.
+ * A piece of an access line's extra members as given by a route: JSON text (`,"name":value…`, the pieces of one
+ * line concatenated), either as a string or as its UTF-8 bytes encoded once (for pieces many lines repeat: a
+ * route's per-key and per-verdict members). Anything taken from a request must be JSON-encoded by the route.
  */
+export type LinePart = string | Uint8Array;
+
 const LINE_FIELDS: ReadonlySet<string> = new Set(['request_id', 'method', 'path', 'status', 'duration_ms', 'aborted', 'msg']);
 
 /** True when extra fields would replace one of the line's own (pino's merge keeps the first position). */
@@ -230,36 +257,101 @@ function keyPrefix(name: string): string {
   return prefix;
 }
 
-// `,"method":…,"path":…` of the last line: a fixed route passes the same two strings on every request.
+/** The extra fields as JSON members (`,"name":value…`), skipping undefined ones as pino does. */
+function extraMembers(extra: Record<string, unknown>): string {
+  let text = '';
+  for (const name in extra) {
+    const value = jsonValue(extra[name]);
+    if (value !== undefined) text += keyPrefix(name) + value;
+  }
+  return text;
+}
+
+// `,"method":…,"path":…,"status":` of the last line, as bytes: a fixed route passes the same two strings on every
+// request.
 let lastMethod = '';
 let lastPath = '';
-let lastMethodAndPath = '';
-function methodAndPath(method: string, path: string): string {
+let lastMethodAndPath = utf8(',"method":"","path":"","status":');
+function methodAndPath(method: string, path: string): Uint8Array {
   if (method !== lastMethod || path !== lastPath) {
     lastMethod = method;
     lastPath = path;
-    lastMethodAndPath = `,"method":${JSON.stringify(method)},"path":${JSON.stringify(path)}`;
+    lastMethodAndPath = utf8(`,"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":`);
   }
   return lastMethodAndPath;
 }
 
-export function logRequest(log: Logger, line: RequestLine, extra?: Record<string, unknown>, extraJson?: string): void {
+const DURATION = utf8(',"duration_ms":');
+const ABORTED = utf8(',"aborted":true');
+const NOT_ABORTED = utf8(',"aborted":false');
+const LINE_END = utf8(',"msg":"request"}\n');
+/** Room for a number written by writeNumber. */
+const NUMBER_ROOM = 24;
+
+/** The line's opening up to the request id's value, for this millisecond (encoded once per millisecond). */
+function linePrefix(fast: FastLine): Uint8Array {
+  const now = Date.now();
+  if (now !== fast.prefixMs) {
+    fast.prefixMs = now;
+    fast.prefix = utf8(`{"level":30,"time":"${new Date(now).toISOString()}"${fast.bindings},"request_id":`);
+  }
+  return fast.prefix;
+}
+
+/**
+ * Writes the access line `{level, time, service, role, ...line, ...extra, ...parts, msg: "request"}`, the same
+ * line `log.info({...line, ...extra, ...parts}, 'request')` writes, as bytes straight into the turn's buffer
+ * (src/log-bytes.ts says why and what it saved) instead of pino's per-field serialisation (pino's asJson was ~4 %
+ * of a cache-hot request, about five times JSON.stringify of the same object, bench/README.md). Lines with
+ * anything to censor, and loggers not made by createLogger (tests' children), take pino's path.
+ */
+export function logRequest(log: Logger, line: RequestLine, extra?: Record<string, unknown>, parts?: readonly LinePart[]): void {
   const fast = fastLines.get(log);
   if (fast === undefined || (extra !== undefined && (needsCensoring(extra) || overridesLine(extra)))) {
-    // Rendered members are parsed back for pino's path (tests' loggers, lines to censor; never the hot path).
-    const rendered = extraJson ? JSON.parse(`{${extraJson.slice(1)}}`) as Record<string, unknown> : undefined;
+    // Parts are parsed back for pino's path (tests' loggers, lines to censor; never the hot path).
+    const rendered = parts ? JSON.parse(`{${partsText(parts).slice(1)}}`) as Record<string, unknown> : undefined;
     log.info({ ...line, ...extra, ...rendered }, 'request');
     return;
   }
   if (!log.isLevelEnabled('info')) return;
-  let text = `{"level":30${isoTime()}${fast.bindings},"request_id":${JSON.stringify(line.request_id)}${methodAndPath(line.method, line.path)}`
-    + `,"status":${line.status},"duration_ms":${jsonValue(line.duration_ms)},"aborted":${line.aborted ? 'true' : 'false'}`;
-  if (extra !== undefined) {
-    for (const name in extra) {
-      const value = jsonValue(extra[name]);
-      if (value !== undefined) text += keyPrefix(name) + value;
-    }
+  const prefix = linePrefix(fast);
+  const route = methodAndPath(line.method, line.path);
+  const extraText = extra === undefined ? '' : extraMembers(extra);
+  let room = prefix.length + line.request_id.length * 6 + 2 + route.length + NUMBER_ROOM + DURATION.length + NUMBER_ROOM
+    + NOT_ABORTED.length + extraText.length * 3 + LINE_END.length;
+  if (parts !== undefined) for (const part of parts) room += typeof part === 'string' ? part.length * 3 : part.length;
+  const { writer } = fast;
+  const start = writer.reserve(room);
+  if (start < 0) {
+    // Longer than the batch buffer (a huge extra field): written as one string, after what was pending.
+    writer.write(lineText(fast, line, extraText, parts));
+    return;
   }
-  if (extraJson !== undefined) text += extraJson;
-  fast.writer.write(`${text},"msg":"request"}\n`);
+  const target = writer.target;
+  let at = writeBytes(target, start, prefix);
+  at = writeJsonString(target, at, line.request_id);
+  at = writeBytes(target, at, route);
+  at = writeNumber(target, at, line.status);
+  at = writeBytes(target, at, DURATION);
+  at = writeNumber(target, at, line.duration_ms);
+  at = writeBytes(target, at, line.aborted ? ABORTED : NOT_ABORTED);
+  if (extraText !== '') at = writeText(target, at, extraText);
+  if (parts !== undefined) {
+    for (const part of parts) at = typeof part === 'string' ? writeText(target, at, part) : writeBytes(target, at, part);
+  }
+  writer.commit(writeBytes(target, at, LINE_END));
+}
+
+function partsText(parts: readonly LinePart[]): string {
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : Buffer.from(part).toString('utf8');
+  return text;
+}
+
+/** The same line as a string (for a line too long for the batch buffer). */
+function lineText(fast: FastLine, line: RequestLine, extraText: string, parts: readonly LinePart[] | undefined): string {
+  return `{"level":30${isoTime()}${fast.bindings},"request_id":${JSON.stringify(line.request_id)}`
+    + `,"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${jsonValue(line.status)}`
+    + `,"duration_ms":${jsonValue(line.duration_ms)},"aborted":${line.aborted ? 'true' : 'false'}${extraText}`
+    + `${parts === undefined ? '' : partsText(parts)},"msg":"request"}\n`;
 }

@@ -9,7 +9,7 @@ import { normaliseMcNumber } from '../../src/core/mc-number.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
 import { parseCanonicalBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
-import { logRequest, createLogger, type Destination } from '../../src/log.js';
+import { logRequest, createLogger, type Destination, type LinePart } from '../../src/log.js';
 import { Metrics } from '../../src/metrics.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import type { LiveState } from '../../src/state/live-state.js';
@@ -67,8 +67,13 @@ const extra = {
   key_id: 'abcdefabcdef', decision_id: verdict.decision_id, mc_number: '123456', eligible: true, tier: 'preferred', reasons: [],
   ruleset_version: 1, data_as_of: iso, cache_hit: true, recorded: true,
 };
-/** The same members as `extra`, rendered as the eligibility route hands them over (logJson). */
+/**
+ * The same members as `extra`, as the eligibility route hands them over (HttpResponse.logParts): bytes encoded
+ * once around the one member that changes per request, the decision id.
+ */
 const extraJson = Object.entries(extra).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join('');
+const [beforeId = '', afterId = ''] = extraJson.split(verdict.decision_id);
+const logParts: LinePart[] = [Buffer.from(beforeId), verdict.decision_id, Buffer.from(afterId)];
 const metrics = new Metrics({ redisUp: true, snapshot: null, ruleset: null } as unknown as LiveState);
 
 const results: MicroResult[] = [
@@ -101,8 +106,8 @@ const results: MicroResult[] = [
   measure('headers: rateLimitHeaders() (memoised per decision)', () => rateLimitHeaders(budget)),
   measure('headers: verdictHeadBlock() (memoised per decision)', () => verdictHeadBlock(budget)),
   measure('log: logRequest() access line', () => logRequest(log, line, extra), { note: 'extra fields as an object' }),
-  measure('log: logRequest() as the eligibility route calls it', () => logRequest(log, line, undefined, extraJson),
-    { note: 'the members pre-rendered (HttpResponse.logJson): the production path' }),
+  measure('log: logRequest() as the eligibility route calls it', () => logRequest(log, line, undefined, logParts),
+    { note: 'the members pre-rendered as bytes (HttpResponse.logParts): the production path' }),
   measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
   measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),

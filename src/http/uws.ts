@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
 import { AppError } from '../errors.js';
-import { logRequest, type Logger } from '../log.js';
+import { logRequest, type LinePart, type Logger } from '../log.js';
 import { toProblem } from './problem.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -42,11 +42,11 @@ export interface HttpResponse {
   /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
   log?: Record<string, unknown>;
   /**
-   * Extra access-line fields already rendered as JSON members, each starting with a comma (`,"key_id":"…"`),
-   * written after `log`'s. For hot routes that build most of it once (the eligibility route: once per verdict
-   * template); anything taken from a request must be JSON-encoded by the route.
+   * Extra access-line fields already rendered as JSON members (`,"key_id":"…"`, the parts concatenated), written
+   * after `log`'s. For hot routes that render most of it once, as bytes (the eligibility route: per key and per
+   * verdict template); anything taken from a request must be JSON-encoded by the route.
    */
-  logJson?: string;
+  logParts?: readonly LinePart[];
 }
 
 /**
@@ -289,7 +289,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     logRequest(log, {
       request_id: request.requestId, method: request.method, path: request.path, status: response.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100, aborted: exchange.aborted,
-    }, response.log, response.logJson);
+    }, response.log, response.logParts);
   };
   const problemResponse = (error: unknown, request: HttpRequest): HttpResponse => {
     if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');

@@ -7,7 +7,7 @@ import { decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
 import { eligibilityRoute, type EligibilityDeps } from '../../src/http/handlers/eligibility.js';
-import type { HttpRequest } from '../../src/http/uws.js';
+import type { HttpRequest, HttpResponse } from '../../src/http/uws.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { toVerdict, type Verdict } from '../../src/verdict/eligibility.js';
@@ -76,6 +76,10 @@ const request = (body: string): HttpRequest => ({
   method: 'POST', path: '/v1/eligibility', query: '', headers: { 'x-api-key': 'cek_x_y' }, params: [], body: Buffer.from(body), requestId: 'r1',
 });
 
+/** The access line's members the route rendered (its parts, concatenated). */
+const logText = (response: HttpResponse): string => (response.logParts ?? [])
+  .map((part) => (typeof part === 'string' ? part : Buffer.from(part).toString('utf8'))).join('');
+
 describe('eligibility route around its budget draw', () => {
   it('decides early when the draw will likely admit, and answers that verdict once the draw does', async () => {
     const { calls, route } = harness({ likelyAdmits: true, draw: decision(true) });
@@ -84,8 +88,8 @@ describe('eligibility route around its budget draw', () => {
     expect(calls.checks).toEqual([{ mc: '42', backendOk: true }]);
     expect(calls.withdrawn).toEqual([]);
     expect(calls.counted).toBe(1);
-    expect(response.logJson).toContain('"reasons":["carrier_not_found"]');
-    expect(response.logJson).toContain('"recorded":true');
+    expect(logText(response)).toContain('"reasons":["carrier_not_found"]');
+    expect(logText(response)).toContain('"recorded":true');
   });
 
   it('withdraws an early check the draw refuses, and answers 429', async () => {
@@ -102,7 +106,7 @@ describe('eligibility route around its budget draw', () => {
     const response = await route.handler(request('{"mc_number":"42"}'));
     expect(calls.checks).toEqual([{ mc: '42', backendOk: true }, { mc: '42', backendOk: false }]);
     expect(calls.withdrawn).toHaveLength(1);
-    expect(response.logJson).toContain('"reasons":["backend_unavailable"]');
+    expect(logText(response)).toContain('"reasons":["backend_unavailable"]');
     expect(calls.counted).toBe(1);
   });
 

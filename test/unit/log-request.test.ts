@@ -41,20 +41,42 @@ describe('logRequest', () => {
     expect(JSON.stringify(fastRest)).toBe(JSON.stringify(slowRest));
   });
 
-  it('writes pre-rendered members (logJson) as the same fields, also through pino\'s path', () => {
+  it('writes pre-rendered members (parts: strings and bytes) as the same fields, also through pino\'s path', () => {
     const destination = collector();
     const log = createLogger('info', 'api', destination);
     const logJson = ',"key_id":"k1","decision_id":"d1","mc_number":"123","eligible":true,"tier":"preferred","reasons":[]'
-      + ',"ruleset_version":3,"data_as_of":null,"cache_hit":true,"recorded":true';
+      + ',"ruleset_version":3,"data_as_of":null,"carrier":"TRANSPORTES ÑANDÚ 🚚","cache_hit":true,"recorded":true';
     const fields = JSON.parse(`{${logJson.slice(1)}}`) as Record<string, unknown>;
-    logRequest(log, base, undefined, logJson);
+    // Cut anywhere between characters (inside JSON strings too): the parts' concatenation is what counts.
+    const parts = [Buffer.from(logJson.slice(0, 20)), logJson.slice(20, 60), Buffer.from(logJson.slice(60, 150)), logJson.slice(150)];
+    logRequest(log, base, undefined, parts);
     log.info({ ...base, ...fields }, 'request');
     // A child logger is not made by createLogger: it takes pino's path, which must parse the members back.
-    logRequest(log.child({}), base, undefined, logJson);
+    logRequest(log.child({}), base, undefined, parts);
     log.flush();
     const [fast, slow, child] = lines(destination.text()).map(({ time: _time, ...rest }) => JSON.stringify(rest));
     expect(fast).toBe(slow);
     expect(child).toBe(slow);
+  });
+
+  it('writes the line\'s own fields as pino does: any request id, status, duration and abort flag', () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    const variants = [
+      { ...base, request_id: 'id "quoted" \\ and\nbroken', status: 404, duration_ms: 12, aborted: true },
+      { ...base, request_id: 'r运送', method: 'GET', path: '/v1/decisions/ü', status: 500, duration_ms: 0.07 },
+      { ...base, duration_ms: 0.375 },
+      { ...base, duration_ms: Number.NaN },
+      { ...base, duration_ms: 123_456.5, status: 429 },
+    ];
+    for (const line of variants) {
+      logRequest(log, line, { key_id: 'k1' });
+      log.info({ ...line, key_id: 'k1' }, 'request');
+    }
+    log.flush();
+    const written = lines(destination.text()).map(({ time: _time, ...rest }) => JSON.stringify(rest));
+    expect(written).toHaveLength(variants.length * 2);
+    for (let index = 0; index < written.length; index += 2) expect(written[index]).toBe(written[index + 1]);
   });
 
   it('censors through pino when an extra field is a secret, and honours the level', () => {

@@ -12,6 +12,7 @@ import { AppError } from '../../errors.js';
 import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
 import { isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
+import type { LinePart } from '../../log.js';
 import type { HttpRequest, HttpResponse, Route } from '../uws.js';
 import { parseEligibilityBody, type EligibilityBody } from './eligibility-body.js';
 
@@ -47,17 +48,41 @@ export function verdictHeadBlock(budget: BudgetDecision | null): string {
   return lastBlock;
 }
 
-/** `,"key_id":"…"` of the last key seen: consecutive checks mostly share a key, so one JSON.stringify per run. */
+// The access line's members (logRequest's parts), as bytes where they repeat: `,"key_id":"…"` of the last key seen
+// (consecutive checks mostly share a key), and the verdict's members of the last verdict template, which
+// verdictOutput gives as the same string while the template and MC number repeat (a cache-hot run). A verdict's
+// members seen for the first time stay a string (cache-cold checks rarely repeat one): encoding those to bytes
+// would cost more than writing them once.
 let lastKeyId: string | null = null;
-let lastKeyMember = ',"key_id":null';
+let lastKeyMember: Uint8Array = Buffer.from(',"key_id":null');
 
-function keyIdMember(keyId: string | null): string {
+function keyIdMember(keyId: string | null): Uint8Array {
   if (keyId !== lastKeyId) {
-    lastKeyMember = `,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)}`;
+    lastKeyMember = Buffer.from(`,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)}`);
     lastKeyId = keyId;
   }
   return lastKeyMember;
 }
+
+let lastVerdictMembers = '';
+let lastVerdictBytes: Uint8Array | null = null;
+
+function verdictMembers(members: string): LinePart {
+  if (members !== lastVerdictMembers) {
+    lastVerdictMembers = members;
+    lastVerdictBytes = null;
+    return members;
+  }
+  return lastVerdictBytes ??= Buffer.from(members);
+}
+
+const DECISION_ID_OPEN = Buffer.from(',"decision_id":"');
+const QUOTE = Buffer.from('"');
+/** The closing members, by [cache_hit][recorded]. */
+const FLAGS = [
+  [Buffer.from(',"cache_hit":false,"recorded":false'), Buffer.from(',"cache_hit":false,"recorded":true')],
+  [Buffer.from(',"cache_hit":true,"recorded":false'), Buffer.from(',"cache_hit":true,"recorded":true')],
+] as const;
 
 function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId: string | null, recorded: boolean): HttpResponse {
   // The body: bytes spliced from the verdict's template when it has one, else its JSON text.
@@ -68,9 +93,9 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
     headBlock: verdictHeadBlock(budget),
     bytes,
     text: bytes === undefined ? serialiseVerdict(verdict) : undefined,
-    // The access line's fields, pre-rendered: the MC number and decision once per verdict template (verdictOutput).
-    logJson: `${keyIdMember(keyId)},"decision_id":"${verdict.decision_id}"${output.logMembers}`
-      + (verdict.cache_hit ? ',"cache_hit":true' : ',"cache_hit":false') + (recorded ? ',"recorded":true' : ',"recorded":false'),
+    // The access line's fields: key, decision id (a UUID: nothing to escape), the verdict's members, the flags.
+    logParts: [keyIdMember(keyId), DECISION_ID_OPEN, verdict.decision_id, QUOTE, verdictMembers(output.logMembers),
+      FLAGS[verdict.cache_hit ? 1 : 0][recorded ? 1 : 0]],
   };
 }
 
