@@ -7,7 +7,7 @@ import { KeyAdmin } from '../../src/auth/key-store.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createRedis, redisTarget, type RedisClient, type RedisTarget } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../../src/store/keys.js';
@@ -54,13 +54,14 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `log`: the service's logger (default: one at the config's LOG_LEVEL, silent unless a test sets it). */
+export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestApp> {
   const config = loadConfig({
     ...inheritedRedisEnv(env), REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
   });
   const redis = createRedis(redisTarget(config), 'background');
   const keys = redisKeys(config.REDIS_PREFIX);
-  const app = await startApp(config, createLogger(config.LOG_LEVEL, 'test'));
+  const app = await startApp(config, options.log ?? createLogger(config.LOG_LEVEL, 'test'));
   const baseUrl = `http://127.0.0.1:${app.http?.port ?? 0}`;
   return {
     app, baseUrl, config, redis, keys,
