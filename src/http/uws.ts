@@ -65,13 +65,20 @@ export interface ByteBody {
 
 /** The reused send buffer of ByteBody responses; a body larger than this is sent as a string. */
 const SEND_BUFFER = Buffer.alloc(64 * 1024);
+/**
+ * The view of SEND_BUFFER handed to uWS for the last body length: a route's bodies mostly share a length (a
+ * cache-hot verdict always has the same one), so the view object is reused instead of made per response.
+ */
+let sendView = SEND_BUFFER.subarray(0, 0);
 
 /** A whole response's body: its bytes, else its text, else its JSON, else empty. */
 function bodyOf(response: HttpResponse): string | Uint8Array {
   const { bytes } = response;
   if (bytes !== undefined) {
     const length = bytes.writeTo(SEND_BUFFER);
-    return length >= 0 ? SEND_BUFFER.subarray(0, length) : bytes.toString();
+    if (length < 0) return bytes.toString();
+    if (sendView.length !== length) sendView = SEND_BUFFER.subarray(0, length);
+    return sendView;
   }
   if (response.text !== undefined) return response.text;
   return response.json !== undefined ? JSON.stringify(response.json) : '';

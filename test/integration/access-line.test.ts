@@ -24,7 +24,7 @@ const destination: Destination = {
 beforeAll(async () => {
   t = await startTestApp({}, { log: createLogger('info', 'api', destination) });
   await t.publishRules();
-  await t.writeSnapshot([cleanCarrier('424242'), { ...cleanCarrier('515151'), authority_status: 'REVOKED' }]);
+  await t.writeSnapshot([cleanCarrier('424242'), cleanCarrier('515151', { authority: { status: 'inactive', granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: '2025-01-02' } })]);
   ({ key, id: keyId } = await t.createKey());
 });
 
