@@ -116,17 +116,17 @@ interface Measurement extends LoadResult {
 
 /**
  * The servers run as compiled JavaScript, as production does (the image runs tsc's dist/, not tsx): `tsc -p
- * bench/tsconfig.servers.json` puts src/ and the bench's server scripts under .bench-out/dist/, and
+ * bench/tsconfig.bench.json` puts src/ and the bench's server scripts under .bench-out/dist/, and
  * scripts/build-assets.mjs adds the Lua scripts and package.json beside them. Through tsx, esbuild's keepNames
  * wraps every named closure in a `__name()` call (a defineProperty per closure made), measurable on a hot path
  * that production never runs. BENCH_FROM_SOURCE=1 runs the .ts sources through tsx instead (no build step).
- * A BENCH_BASELINE tree is compiled the same way when it has bench/tsconfig.servers.json, else run through tsx.
+ * A BENCH_BASELINE tree is compiled the same way when it has bench/tsconfig.bench.json, else run through tsx.
  */
 const FROM_SOURCE = env.BENCH_FROM_SOURCE === '1';
 
 /** Compiles a checkout's servers; returns the directory of the compiled tree, or null if it has no servers config. */
 function compileServers(root: string): string | null {
-  const config = `${root}/bench/tsconfig.servers.json`;
+  const config = `${root}/bench/tsconfig.bench.json`;
   if (!existsSync(config)) return null;
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { cwd: root, stdio: 'inherit' });
   execFileSync(process.execPath, [`${root}/scripts/build-assets.mjs`, `${root}/.bench-out/dist`], { cwd: root, stdio: 'inherit' });

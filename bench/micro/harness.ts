@@ -4,6 +4,7 @@
 // Numbers are ns per call on one core of the machine that ran it; compare them only with a run of the same
 // machine in the same window (a shared 2-vCPU VM moves them by ±20 %).
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export interface MicroResult {
   name: string;
@@ -43,7 +44,8 @@ export function report(title: string, results: MicroResult[]): void {
     ...results.map((r) => `| ${r.name} | ${r.nsPerOp.toFixed(0)} | ${r.minNs.toFixed(0)}–${r.maxNs.toFixed(0)} | ${r.note ?? ''} |`),
   ].join('\n');
   process.stdout.write(`\n${table}\n`);
-  const dir = new URL('../../.bench-out/', import.meta.url);
+  // The checkout's .bench-out/ (npm runs scripts from the package root; this file runs compiled from below it).
+  const dir = new URL('.bench-out/', pathToFileURL(`${process.cwd()}/`));
   mkdirSync(dir, { recursive: true });
   const file = new URL(`micro-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, dir);
   writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, title, results }, null, 2)}\n`);
