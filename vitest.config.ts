@@ -17,8 +17,7 @@ export default defineConfig({
           include: [
             'test/integration/http-eligibility.test.ts', 'test/integration/cli-keys-rules.test.ts',
             'test/integration/ingest.test.ts', 'test/integration/batch-api.test.ts', 'test/integration/batch-crash.test.ts',
-            'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts', 'test/integration/decision-records-write.test.ts',
-            'test/cluster/**/*.test.ts',
+            'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
           setupFiles: ['test/helpers/cluster-env.ts'],

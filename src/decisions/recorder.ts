@@ -3,16 +3,14 @@
 // whole write was acknowledged. Callers answer only after it resolves true, so a crash can lose an answer that
 // was never sent, never the record of one that was.
 //
-// Per flush: one decision-records-write.lua call per touched one-second bucket (HSET of the turn's records, sent
-// as one packed argument; EXPIRE only the first time this replica writes the bucket); SET NX EX for shared
-// evidence this replica has not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept
-// forever). Every command names one key (direct calls, sent with the turn's other request-path commands in one
-// socket write by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
+// Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
+// not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
+// names one key (sendKeyed: direct calls, sent with the turn's other request-path commands in one socket write
+// by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisClient } from '../redis/connection.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
-import { luaScripts } from '../redis/scripts.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
 import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
@@ -146,6 +144,10 @@ export class DecisionRecorder {
   private async flush(turn: Turn): Promise<void> {
     this.turn = null;
     const commands: KeyedCommand[] = [];
+    for (const [key, fields] of turn.buckets) {
+      commands.push(['hset', key, ...fields]);
+      if (!this.expiring.has(key)) commands.push(['expire', key, this.bucketTtlSeconds]);
+    }
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
       if (json === '') {
@@ -154,13 +156,12 @@ export class DecisionRecorder {
       }
       commands.push(['set', this.keys.snapshotManifest(version), json, 'NX']);
     }
-    // Issued synchronously, inside EndOfTurn's corked socket (startTurn): one write with the turn's other commands.
-    const writes: Array<Promise<unknown>> = [];
-    for (const [key, fields] of turn.buckets) {
-      writes.push(luaScripts.decisionRecordsWrite(this.redis, key, fields, this.expiring.has(key) ? 0 : this.bucketTtlSeconds));
+    let ok = false;
+    try {
+      ok = await this.send(commands);
+    } catch {
+      ok = false;
     }
-    if (commands.length > 0) writes.push(sendKeyed(this.redis, commands, { corked: true }));
-    const ok = (await Promise.allSettled(writes)).every((write) => write.status === 'fulfilled');
     if (ok) {
       if (this.expiring.size > EXPIRED_KEYS_MAX) this.expiring.clear();
       for (const key of turn.buckets.keys()) this.expiring.add(key);
@@ -174,5 +175,12 @@ export class DecisionRecorder {
       this.expiring.clear();
     }
     turn.resolve(ok);
+  }
+
+  /** True when every command succeeded (sendKeyed rejects on the first error). */
+  private async send(commands: KeyedCommand[]): Promise<boolean> {
+    // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands.
+    await sendKeyed(this.redis, commands, { corked: true });
+    return true;
   }
 }

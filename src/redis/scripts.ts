@@ -19,7 +19,6 @@ const SOURCES = {
   batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
   doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
-  decisionRecordsWrite: { file: 'decision-records-write.lua', keys: 1 },
   // Variadic: the call's first argument is its number of keys.
   carrierRead: { file: 'carrier-read.lua', keys: null },
 } as const;
@@ -66,18 +65,6 @@ export const luaScripts = {
   async slidingWindowDraw(client: RedisClient, keys: { log: string; sum: string }, limit: number, windowMs: number, wanted: number, token: string): Promise<DrawResult> {
     const [admitted, remaining, retryAfterMs, resetMs] = drawReply.parse(await raw(client, 'slidingWindowDraw')(keys.log, keys.sum, limit, windowMs, wanted, token));
     return { admitted, remaining, retryAfterMs, resetMs };
-  },
-
-  /**
-   * decision-records-write.lua: HSET of every (decision id, record) pair into one bucket hash, sent as one packed
-   * argument (see the script for why), then EXPIRE when `ttlSeconds` > 0. `pairs` alternates ids and records; a
-   * newline inside one makes the script refuse the whole write (error reply: this rejects).
-   */
-  async decisionRecordsWrite(client: RedisClient, bucket: string, pairs: readonly string[], ttlSeconds: number): Promise<void> {
-    if (pairs.length === 0 || pairs.length % 2 !== 0) throw new Error('decisionRecordsWrite: one record per decision id, at least one');
-    const records = pairs.length / 2;
-    const written = int.parse(await raw(client, 'decisionRecordsWrite')(bucket, pairs.join('\n'), records, ttlSeconds));
-    if (written !== records) throw new Error(`decisionRecordsWrite: ${written} records written of ${records}`);
   },
 
   /**
