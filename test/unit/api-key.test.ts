@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkKey, generateApiKey, hashSecret, parseApiKey, secretMatches, type StoredApiKey } from '../../src/auth/api-key.js';
+import { Authenticator } from '../../src/auth/authenticate.js';
+import type { KeyStore } from '../../src/auth/key-store.js';
+import type { AppError } from '../../src/errors.js';
+import type { Logger } from '../../src/log.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
@@ -43,5 +47,58 @@ describe('api keys', () => {
     expect(checkKey(stored(secret, { expires_at: '2026-11-21T11:59:59Z' }), secret, NOW)).toBe('expired');
     expect(checkKey(stored(secret, { expires_at: '2026-11-21T12:00:01Z' }), secret, NOW)).toBeNull();
     expect(checkKey(stored(secret), secret, NOW)).toBeNull();
+  });
+});
+
+describe('Authenticator on cached records (the per-request path)', () => {
+  function harness(record: StoredApiKey) {
+    let clock = NOW;
+    const reasons: string[] = [];
+    const log = { info: (fields: { why?: string; scope?: string }) => reasons.push(fields.why ?? `scope:${fields.scope}`) } as unknown as Logger;
+    const store = { peek: () => record, find: async () => record } as unknown as KeyStore;
+    const auth = new Authenticator(store, log, () => clock);
+    return { auth, reasons, at: (ms: number) => { clock = ms; } };
+  }
+  const outcome = (run: () => unknown): string => {
+    try {
+      const result = run() as { kind: string };
+      return result.kind;
+    } catch (error) {
+      return (error as AppError).kind;
+    }
+  };
+
+  it('expires a key verified while valid at its expiry instant, without hashing again, and keeps the verdict order', () => {
+    const { id, secret, plaintext } = generateApiKey();
+    const record = stored(secret, { id, expires_at: new Date(NOW + 1000).toISOString() });
+    const { auth, reasons, at } = harness(record);
+    const first = auth.authenticateCached(plaintext, 'eligibility', 'r1');
+    expect(first).toEqual({ kind: 'ok', key: record });
+    at(NOW + 999);
+    // The cached path answers with the same result object: nothing allocated per request.
+    expect(auth.authenticateCached(plaintext, 'eligibility', 'r2')).toBe(auth.authenticateCached(plaintext, 'eligibility', 'r3'));
+    at(NOW + 1000);
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r4'))).toBe('unauthorized');
+    expect(reasons).toEqual(['expired']);
+  });
+
+  it('still rejects a wrong secret for a record verified before, and a missing scope on both paths', () => {
+    const { id, secret, plaintext } = generateApiKey();
+    const { auth, reasons } = harness(stored(secret, { id }));
+    expect(outcome(() => auth.authenticateCached(plaintext, 'batch', 'r1'))).toBe('forbidden');
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r2'))).toBe('ok');
+    expect(outcome(() => auth.authenticateCached(plaintext, 'batch', 'r3'))).toBe('forbidden');
+    const wrong = `cek_${id}_${'A'.repeat(43)}`;
+    expect(outcome(() => auth.authenticateCached(wrong, 'eligibility', 'r4'))).toBe('unauthorized');
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r5'))).toBe('ok');
+    expect(reasons).toEqual(['scope:batch', 'scope:batch', 'wrong_secret']);
+  });
+
+  it('never expires a key whose expiry cannot be read, on either path (as checkKey)', () => {
+    const { id, secret, plaintext } = generateApiKey();
+    const { auth, at } = harness(stored(secret, { id, expires_at: 'not a date' }));
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r1'))).toBe('ok');
+    at(NOW + 365 * 86_400_000);
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r2'))).toBe('ok');
   });
 });
