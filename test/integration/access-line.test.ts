@@ -2,24 +2,14 @@
 // of issue 10, src/log-bytes.ts): one valid JSON line per request whose fields say exactly what the response
 // said, for a first check (its verdict's members written as text) and repeats (the same members as bytes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, type Destination } from '../../src/log.js';
+import { createLogger } from '../../src/log.js';
 import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
+import { logCollector } from '../helpers/log-collector.js';
 
 let t: TestApp;
 let key: string;
 let keyId: string;
-let written = '';
-
-const destination: Destination = {
-  write(chunk: Buffer) {
-    written += chunk.toString('utf8');
-    return true;
-  },
-  flush(callback) {
-    callback?.();
-  },
-  flushSync() {},
-};
+const destination = logCollector();
 
 beforeAll(async () => {
   t = await startTestApp({}, { log: createLogger('info', 'api', destination) });
@@ -35,7 +25,7 @@ afterAll(async () => {
 /** The access lines written so far for one request id (after the turn that wrote them has ended). */
 async function accessLines(requestId: string): Promise<Array<Record<string, unknown>>> {
   await new Promise((resolve) => setImmediate(resolve));
-  return written.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+  return destination.text().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((line) => line.msg === 'request' && line.request_id === requestId);
 }
 

@@ -2,21 +2,7 @@
 // turn batcher must keep every line and their order.
 import { describe, expect, it } from 'vitest';
 import { createLogger, logRequest, type Destination } from '../../src/log.js';
-
-function collector(): Destination & { text(): string } {
-  let written = '';
-  return {
-    write(chunk: Buffer) {
-      written += chunk.toString('utf8');
-      return true;
-    },
-    flush(callback) {
-      callback?.();
-    },
-    flushSync() {},
-    text: () => written,
-  };
-}
+import { logCollector as collector } from '../helpers/log-collector.js';
 
 const lines = (text: string) => text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 const base = { request_id: 'req-1', method: 'POST', path: '/v1/eligibility', status: 200, duration_ms: 0.37, aborted: false };
