@@ -182,7 +182,7 @@ interface FastLine {
 }
 const fastLines = new WeakMap<Logger, FastLine>();
 
-/** `destination` is for tests; by default stdout, written asynchronously. */
+/** `destination` is for tests; by default stdout (one synchronous write per turn's chunk, see below). */
 export function createLogger(level: string, role: string, destination?: Destination): Logger {
   const writer = new TurnBatcher(destination ?? pino.destination({
     dest: 1,
