@@ -124,7 +124,7 @@ interface Measurement extends LoadResult {
  */
 const FROM_SOURCE = env.BENCH_FROM_SOURCE === '1';
 
-/** Compiles a checkout's servers; returns the directory of the compiled tree, or null if it has no servers config. */
+/** Compiles a checkout's bench code; returns the directory of the compiled tree, or null without bench/tsconfig.bench.json. */
 function compileServers(root: string): string | null {
   const config = `${root}/bench/tsconfig.bench.json`;
   if (!existsSync(config)) return null;
