@@ -21,7 +21,9 @@ export interface StoredApiKey extends ApiKeyRecord {
   secret_sha256: string;
 }
 
-const KEY_FORMAT = /^cek_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/;
+/** A secret's length: 32 random bytes in base64url, unpadded. */
+export const SECRET_CHARS = 43;
+const KEY_FORMAT = new RegExp(`^cek_[a-z0-9]{12}_[A-Za-z0-9_-]{${SECRET_CHARS}}$`);
 const ID_START = 'cek_'.length;
 const ID_END = ID_START + 12;
 

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
 import { AppError } from '../errors.js';
 import { logRequest, type LinePart, type Logger } from '../log.js';
+import { utf8, writeBytes, writeText } from '../log-bytes.js';
 import { toProblem } from './problem.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -119,6 +120,42 @@ function statusLine(status: number): string {
   return line;
 }
 
+/**
+ * The head of a headBlock response (status line, x-request-id, the block) written as bytes into one reused buffer
+ * and handed to writeStatus in place. As a string it was a concatenation made per response that uWS' native side
+ * first flattened and then copied into a UTF-8 buffer (`String::WriteToFlat` under `Utf8Value`, 1.4 % of a
+ * cache-hot check in `perf`, round 8 in bench/README.md). The pieces that repeat are bytes once: the status line
+ * with the request id's name per status, the block per block string (the eligibility route makes a new one per
+ * budget draw); the request id, checked against REQUEST_ID or generated here (ASCII), is copied by writeText.
+ */
+const HEAD_BUFFER = Buffer.alloc(4 * 1024);
+/** As sendView: the view for the last head length, reused (a route's heads mostly share one length). */
+let headView = HEAD_BUFFER.subarray(0, 0);
+const headOpenings = new Map<number, Uint8Array>();
+let lastHeadBlock: string | null = null;
+let lastHeadBlockBytes: Uint8Array = new Uint8Array(0);
+
+/** The head's bytes, or its text when it would not fit the buffer (a request id is at most 128 characters). */
+function headOf(status: number, requestId: string, headBlock: string): Uint8Array | string {
+  let opening = headOpenings.get(status);
+  if (opening === undefined) {
+    opening = utf8(`${statusLine(status)}\r\nx-request-id: `);
+    headOpenings.set(status, opening);
+  }
+  if (headBlock !== lastHeadBlock) {
+    lastHeadBlockBytes = utf8(`\r\n${headBlock}`);
+    lastHeadBlock = headBlock;
+  }
+  if (opening.length + requestId.length * 3 + lastHeadBlockBytes.length > HEAD_BUFFER.length) {
+    return `${statusLine(status)}\r\nx-request-id: ${requestId}\r\n${headBlock}`;
+  }
+  let end = writeBytes(HEAD_BUFFER, 0, opening);
+  end = writeText(HEAD_BUFFER, end, requestId);
+  end = writeBytes(HEAD_BUFFER, end, lastHeadBlockBytes);
+  if (headView.length !== end) headView = HEAD_BUFFER.subarray(0, end);
+  return headView;
+}
+
 const EMPTY_BODY = Buffer.alloc(0);
 const TEXT_ENCODER = new TextEncoder();
 // Header names handed to uWS as bytes: a string argument is converted to UTF-8 in a malloc'd copy on every call,
@@ -151,7 +188,7 @@ interface Exchange {
  * reading these fields replaces a fresh closure per response (an allocation, and a first call through V8's
  * lazy-compile stub for every new closure: Builtins_CompileLazy was 0.6 % of a cache-hot request in `perf`).
  */
-const corked: { res: uWS.HttpResponse | null; head: string; body: string | Uint8Array } = { res: null, head: '', body: '' };
+const corked: { res: uWS.HttpResponse | null; head: string | Uint8Array; body: string | Uint8Array } = { res: null, head: '', body: '' };
 
 function writeCorked(): void {
   const { res } = corked;
@@ -170,12 +207,13 @@ function writeResponse(exchange: Exchange, requestId: string, response: HttpResp
     // route): uWS writes the status verbatim followed by CRLF, so the block rides along in it. The request id
     // is checked against REQUEST_ID (no CR/LF) or generated here.
     corked.res = res;
-    corked.head = `${statusLine(response.status)}\r\nx-request-id: ${requestId}\r\n${headBlock}`;
+    corked.head = headOf(response.status, requestId, headBlock);
     corked.body = bodyOf(response);
     try {
       res.cork(writeCorked);
     } finally {
       corked.res = null;
+      corked.head = '';
       corked.body = '';
     }
     return undefined;

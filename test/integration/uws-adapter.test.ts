@@ -36,6 +36,11 @@ beforeAll(async () => {
     { method: 'POST', pattern: '/echo-key', maxBodyBytes: 16, headers: ['x-api-key'], handler: async (request) => ({
       status: 200, json: { headers: request.headers, body: request.body.toString() },
     }) },
+    // A pre-joined header block (the eligibility route's form): the status and one header taken from the request.
+    { method: 'POST', pattern: '/head', maxBodyBytes: 64, headers: ['x-n'], handler: async (request) => {
+      const n = Number(request.headers['x-n']);
+      return { status: n % 3 === 0 ? 429 : 200, headBlock: `content-type: application/json\r\nx-n: ${n}`, text: `{"n":${n}}` };
+    } },
     { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
   ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
 });
@@ -77,6 +82,31 @@ describe('uWS adapter request headers', () => {
     });
     expect(response.headers.get('x-request-id')).toBe('trace-7.a');
     expect(await response.json()).toEqual({ headers: { 'x-api-key': 'k1' }, body: 'hello' });
+  });
+
+  it('writes a header block response whole for request ids of every length, interleaved with other blocks and statuses', async () => {
+    // The head is written as bytes into one reused buffer (and one reused view per length): concurrent responses
+    // with different ids, blocks and statuses must each carry their own.
+    const ids = Array.from({ length: 60 }, (_, index) => (index % 10 === 9 ? null : `id-${'x'.repeat((index * 7) % 124)}`));
+    ids.push('a'.repeat(128), 'has space', 'has/slash', 'b'.repeat(129));
+    const answers = await Promise.all(ids.map(async (id, n) => {
+      const response = await fetch(`http://127.0.0.1:${server.port}/head`, {
+        method: 'POST', body: '{}', headers: { 'x-n': String(n), ...(id === null ? {} : { 'x-request-id': id }) },
+      });
+      return { n, id, status: response.status, requestId: response.headers.get('x-request-id'), xn: response.headers.get('x-n'),
+        type: response.headers.get('content-type'), body: await response.json() as unknown };
+    }));
+    for (const answer of answers) {
+      expect(answer.status).toBe(answer.n % 3 === 0 ? 429 : 200);
+      expect(answer.xn).toBe(String(answer.n));
+      expect(answer.type).toBe('application/json');
+      expect(answer.body).toEqual({ n: answer.n });
+      const sentValid = answer.id !== null && /^[A-Za-z0-9._:-]{1,128}$/.test(answer.id);
+      if (sentValid) expect(answer.requestId).toBe(answer.id);
+      else expect(answer.requestId).toMatch(/^r[A-Za-z0-9_-]{8}\.[0-9a-z]+$/);
+    }
+    const raw = await rawExchange('POST /head HTTP/1.1\r\nhost: x\r\nx-request-id: raw-1\r\nx-n: 4\r\ncontent-length: 2\r\n\r\n{}');
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\nx-request-id: raw-1\r\ncontent-type: application\/json\r\nx-n: 4\r\n/);
   });
 
   it('answers 413 from the declared content-length alone, before any body arrives', async () => {
