@@ -393,7 +393,7 @@ export class EligibilityService {
   async check(mc: string, backendOk: boolean, context: RecordContext): Promise<Verdict> {
     // A cache hit needs no Redis read: answered without the extra async hop (one promise and microtask less
     // per cache-hot request).
-    const verdict = this.evaluateNow(mc, backendOk) ?? await this.evaluate(mc, backendOk);
+    const verdict = this.evaluateNow(mc, backendOk) ?? await this.readAndEvaluate(mc);
     if (this.recorder === null) return verdict;
     // Redis is already known to be unreachable or too slow: a record write would only wait out the command
     // timeout (measured: median answer 111 ms instead of < 5 ms with Redis paused) to fail. The answer
@@ -435,29 +435,30 @@ export class EligibilityService {
    * request (the budget draw is a Redis call too), so a failure there degrades the verdict as well.
    */
   async evaluate(mc: string, backendOk = true): Promise<Verdict> {
+    return this.evaluateNow(mc, backendOk) ?? await this.readAndEvaluate(mc);
+  }
+
+  /**
+   * The verdict of a carrier the LRU does not hold, from its Redis read. Only right after evaluateNow gave null
+   * (backend usable, a snapshot, not cached), in the same synchronous step: it does not ask the LRU again (a
+   * second LRU miss per cache-cold check, round 8 in bench/README.md).
+   */
+  private async readAndEvaluate(mc: string): Promise<Verdict> {
     const { snapshot, ruleset } = this.state;
+    if (!snapshot) return this.verdictFor(mc, null, false, this.state.redisUp, snapshot, ruleset);
     let lookup: CarrierLookup | null = null;
-    let cacheHit = false;
-    let backendAvailable = backendOk && this.state.redisUp;
-    if (backendAvailable && snapshot) {
-      const cached = this.cache.get(snapshot.version, mc);
-      if (cached) {
-        lookup = cached;
-        cacheHit = true;
-      } else {
-        try {
-          const encoded = await this.lookUp(snapshot.version, mc);
-          lookup = decodeCarrier(mc, encoded);
-          // Negative results are cached too, so random MC numbers cannot hammer Redis. A read that a snapshot
-          // switch overtook is not cached: it would empty the new version's entries.
-          if (this.state.snapshot === snapshot) this.cache.set(snapshot.version, mc, lookup);
-        } catch (error) {
-          this.state.markDown(error);
-          backendAvailable = false;
-        }
-      }
+    let backendAvailable = true;
+    try {
+      const encoded = await this.lookUp(snapshot.version, mc);
+      lookup = decodeCarrier(mc, encoded);
+      // Negative results are cached too, so random MC numbers cannot hammer Redis. A read that a snapshot
+      // switch overtook is not cached: it would empty the new version's entries.
+      if (this.state.snapshot === snapshot) this.cache.set(snapshot.version, mc, lookup);
+    } catch (error) {
+      this.state.markDown(error);
+      backendAvailable = false;
     }
-    return this.verdictFor(mc, lookup, cacheHit, backendAvailable, snapshot, ruleset);
+    return this.verdictFor(mc, lookup, false, backendAvailable, snapshot, ruleset);
   }
 
   /** The carrier's encoded record, read at the end of this turn with the turn's other reads (one call). */
