@@ -54,12 +54,30 @@ interface Headroom {
 const HEADROOM_FRESH_MS = 1000;
 const HEADROOM_KEYS_MAX = 10_000;
 
-interface PendingDraw {
+/** One turn's draw for a key, as the requests that joined it see it. */
+export interface DrawHandle {
+  /** What the draw decided, for every request in it. */
+  readonly outcome: Promise<DrawOutcome>;
+  /**
+   * The same outcome, set just before `outcome` resolves: a request that resumes after the draw has settled (the
+   * eligibility route, after its decision record's acknowledgement, which Redis sends after the draw's reply)
+   * reads it instead of awaiting a settled promise, one microtask hop and its reaction objects less (round 8).
+   */
+  readonly settled: DrawOutcome | null;
+}
+
+interface PendingDraw extends DrawHandle {
   limit: number;
   /** Requests enqueued so far; the next one's ticket. */
   count: number;
-  outcome: Promise<DrawOutcome>;
+  settled: DrawOutcome | null;
   resolve: (outcome: DrawOutcome) => void;
+}
+
+/** Settles a draw: `settled` first, then the promise (see DrawHandle.settled). */
+function settleDraw(draw: PendingDraw, outcome: DrawOutcome): void {
+  draw.settled = outcome;
+  draw.resolve(outcome);
 }
 
 export class BudgetLimiter {
@@ -84,12 +102,12 @@ export class BudgetLimiter {
   /** Takes one point for a single check; coalesced with other requests of the same key in this turn. */
   async consume(keyId: string, limit: number): Promise<BudgetDecision> {
     const ticket = this.enqueue(keyId, limit);
-    return (await this.outcome(keyId)).decisionFor(ticket);
+    return (await this.pendingDraw(keyId).outcome).decisionFor(ticket);
   }
 
   /**
    * The allocation-free form of consume() for the hot path: enqueue() joins this turn's draw for the key and
-   * returns the request's ticket; outcome(), called right after in the same turn, is the draw's shared promise.
+   * returns the request's ticket; pendingDraw(), called right after in the same turn, is the draw it joined.
    * consume() allocated a promise, a closure, a waiter and a decision object per request; this allocates
    * nothing per request (one promise per draw): part of the 42 % fewer GC pauses per cache-hot request (bench/README.md).
    */
@@ -100,7 +118,7 @@ export class BudgetLimiter {
       const outcome = new Promise<DrawOutcome>((settle) => {
         resolve = settle;
       });
-      draw = { limit, count: 0, outcome, resolve };
+      draw = { limit, count: 0, outcome, settled: null, resolve };
       this.pending.set(keyId, draw);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -141,11 +159,11 @@ export class BudgetLimiter {
     this.headroom.set(keyId, { remaining, atMs: Date.now(), joinedSince: 0 });
   }
 
-  /** The shared outcome of this turn's draw for the key (call in the same turn as enqueue). */
-  outcome(keyId: string): Promise<DrawOutcome> {
+  /** This turn's draw for the key, shared by every request in it (call in the same turn as enqueue). */
+  pendingDraw(keyId: string): DrawHandle {
     const draw = this.pending.get(keyId);
-    if (!draw) throw new Error('BudgetLimiter.outcome called without enqueue in the same turn');
-    return draw.outcome;
+    if (!draw) throw new Error('BudgetLimiter.pendingDraw called without enqueue in the same turn');
+    return draw;
   }
 
   /**
@@ -174,7 +192,7 @@ export class BudgetLimiter {
           limit: draw.limit, remaining, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
           resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)), fromFallback: false,
         };
-        draw.resolve(new DrawOutcome(
+        settleDraw(draw, new DrawOutcome(
           admitted,
           admitted > 0 ? { allowed: true, ...base } : null,
           admitted < wanted ? { allowed: false, ...base } : null,
@@ -187,7 +205,7 @@ export class BudgetLimiter {
     this.headroom.delete(keyId);
     const each: BudgetDecision[] = [];
     for (let index = 0; index < wanted; index += 1) each.push(await this.consumeFallback(keyId, draw.limit));
-    draw.resolve(new DrawOutcome(each.filter((decision) => decision.allowed).length, null, null, each));
+    settleDraw(draw, new DrawOutcome(each.filter((decision) => decision.allowed).length, null, null, each));
   }
 
   private callScript(keyId: string, limit: number, wanted: number): Promise<DrawResult> {

@@ -35,6 +35,8 @@ interface Scenario {
   likelyAdmits: boolean;
   /** What the draw decides, settled a turn after the request (as a Redis reply would be). */
   draw: BudgetDecision;
+  /** The draw already settled when the route resumes (read from DrawHandle.settled), instead of a turn later. */
+  drawSettled?: boolean;
   /** What check() gives for (mc, backendOk). */
   check?: (mc: string, backendOk: boolean) => Promise<Verdict>;
 }
@@ -48,9 +50,16 @@ function harness(scenario: Scenario) {
     },
     budget: {
       enqueue: () => 0,
-      outcome: () => new Promise((resolve) => setImmediate(() => resolve(new DrawOutcome(
-        scenario.draw.allowed ? 1 : 0, scenario.draw.allowed ? scenario.draw : null, scenario.draw.allowed ? null : scenario.draw,
-      )))),
+      pendingDraw: () => {
+        const outcome = new DrawOutcome(
+          scenario.draw.allowed ? 1 : 0, scenario.draw.allowed ? scenario.draw : null, scenario.draw.allowed ? null : scenario.draw,
+        );
+        // 'settled': already decided when the route resumes, its promise never settling, so only a route that reads
+        // `settled` answers; otherwise (as before any reply) decided a turn later, through the promise alone.
+        return scenario.drawSettled === true
+          ? { settled: outcome, outcome: new Promise<DrawOutcome>(() => undefined) }
+          : { settled: null, outcome: new Promise<DrawOutcome>((resolve) => setImmediate(() => resolve(outcome))) };
+      },
       likelyAdmits: () => scenario.likelyAdmits,
     },
     eligibility: {
@@ -90,6 +99,17 @@ describe('eligibility route around its budget draw', () => {
     expect(calls.counted).toBe(1);
     expect(logText(response)).toContain('"reasons":["carrier_not_found"]');
     expect(logText(response)).toContain('"recorded":true');
+  });
+
+  it('reads a draw that settled before the check resumed without waiting on its promise, admitted or refused', async () => {
+    const admitted = harness({ likelyAdmits: true, draw: decision(true), drawSettled: true });
+    const response = await admitted.route.handler(request('{"mc_number":"42"}'));
+    expect(response.status).toBe(200);
+    expect(admitted.calls.withdrawn).toEqual([]);
+    const refused = harness({ likelyAdmits: true, draw: decision(false), drawSettled: true });
+    const error = await refused.route.handler(request('{"mc_number":"42"}')).then(() => null, (thrown: unknown) => thrown);
+    expect((error as AppError).kind).toBe('rate_limited');
+    expect(refused.calls.withdrawn).toHaveLength(1);
   });
 
   it('withdraws an early check the draw refuses, and answers 429', async () => {

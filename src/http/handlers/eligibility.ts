@@ -1,7 +1,7 @@
 // POST /v1/eligibility. Order of checks: 401 → 403 → 429 → 400/422 → verdict. Backend trouble at any step
 // becomes a 200 degraded verdict (eligible: false), never an error status.
 // Hot-path notes (issue 10, numbers in bench/README.md): the budget draw is joined without per-request
-// allocations (BudgetLimiter.enqueue/outcome), the response's header lines are pre-joined once per budget draw
+// allocations (BudgetLimiter.enqueue/pendingDraw), the response's header lines are pre-joined once per budget draw
 // (headBlock), the body takes the canonical-body fast path (eligibility-body.ts), the verdict is written
 // from its JSON template (serialiseVerdict), and a check the draw will almost surely admit is decided and recorded
 // in the same round trip as its draw (checkEarly).
@@ -23,7 +23,7 @@ export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
 /** What the route uses of each part (narrowed so test/unit/eligibility-route.test.ts can drive it with fakes). */
 export interface EligibilityDeps {
   auth: Pick<Authenticator, 'authenticate' | 'authenticateCached'>;
-  budget: Pick<BudgetLimiter, 'enqueue' | 'outcome' | 'likelyAdmits'>;
+  budget: Pick<BudgetLimiter, 'enqueue' | 'pendingDraw' | 'likelyAdmits'>;
   eligibility: Pick<EligibilityService, 'check' | 'evaluate' | 'withdraw'>;
   metrics: Pick<Metrics, 'countVerdict'>;
 }
@@ -144,13 +144,14 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
       }
       const { key } = auth;
       const ticket = deps.budget.enqueue(key.id, key.rate_per_minute);
-      const outcome = deps.budget.outcome(key.id);
+      const draw = deps.budget.pendingDraw(key.id);
       const early = deps.budget.likelyAdmits(key.id) ? checkEarly(deps, request, key) : null;
       // The early check is awaited before the draw's outcome, which never rejects (BudgetLimiter resolves it, from
       // memory when Redis fails): so a check that rejects (a bug, never a Redis failure, which check() turns into a
       // degraded verdict) is observed at once, never left as an unhandled rejection that would end the process.
+      // By then the draw has mostly settled (its reply comes first), so its outcome is read without an await.
       const guessed = early === null ? null : await early;
-      const budget = (await outcome).decisionFor(ticket);
+      const budget = (draw.settled ?? await draw.outcome).decisionFor(ticket);
       if (guessed !== null) {
         if (budget.allowed && !budget.fromFallback) {
           deps.metrics.countVerdict(guessed);
