@@ -10,8 +10,10 @@ import { randomPrefix, testRedisTarget } from '../helpers/harness.js';
 const prefix = randomPrefix();
 let redis: RedisClient;
 
-beforeAll(() => {
+beforeAll(async () => {
   redis = createRedis(testRedisTarget(), 'request-path', 2000);
+  // The request-path client has no offline queue: wait until it is connected.
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
 });
 
 afterAll(async () => {
