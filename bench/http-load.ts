@@ -10,8 +10,8 @@
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
 // BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also
-// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total, on
-// autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
+// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
+// times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
@@ -66,12 +66,17 @@ const CPUS = availableParallelism();
 const PIN = env.BENCH_PIN !== '0' && CPUS >= 2 && hasCommand('taskset');
 type Tool = 'autocannon' | 'wrk';
 /**
- * BENCH_RATE=N: offer N requests per second in total instead of as many as the connections can carry, to read
+ * BENCH_RATE=N: offer about N requests per second in total instead of as many as the connections can carry, to read
  * latency at a given load rather than at saturation (closed-loop at 100 connections, p50 ≈ 100 ÷ req/s by Little's
- * law, so saturation latency only restates throughput). wrk cannot pace, so this runs on autocannon (overallRate).
+ * law, so saturation latency only restates throughput). On wrk each connection waits a random think time of mean
+ * connections ÷ N after every response (WRK_THINK_MS in bench/wrk-eligibility.lua; wrk's latency excludes it); on
+ * autocannon (BENCH_TOOL=autocannon, or no wrk) its overallRate paces, with 1 ms latency resolution and the load
+ * generator in Node on the same CPU as Redis, which inflated every p99 here (round 5 in bench/README.md).
  */
 const RATE = env.BENCH_RATE ? Number(env.BENCH_RATE) : null;
-const TOOL: Tool = RATE !== null ? 'autocannon' : (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
+const TOOL: Tool = (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
+/** The mean think time per connection that offers RATE on wrk (whole ms, wrk's unit; at least 1). */
+const THINK_MS = RATE === null ? 0 : Math.max(1, Math.round((CONNECTIONS * 1000) / RATE));
 const PRIVATE_REDIS = (env.BENCH_REDIS ?? 'private') === 'private' && hasCommand('redis-server');
 
 const pinned = (cpu: number, command: string[]): string[] => (PIN ? ['taskset', '-c', String(cpu), ...command] : command);
@@ -217,7 +222,7 @@ function runWrk(port: number, load: Load, duration: number): Promise<LoadResult>
   const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-s', 'bench/wrk-eligibility.lua', `http://127.0.0.1:${port}${PATH}`]);
   return new Promise((resolve, reject) => {
     const child = spawn(command ?? 'wrk', args, {
-      env: { ...env, WRK_MODE: load.mode, WRK_MC: HOT_MC, WRK_RANGE: String(COLD_RANGE), WRK_API_KEY: load.apiKey ?? '' },
+      env: { ...env, WRK_MODE: load.mode, WRK_MC: HOT_MC, WRK_RANGE: String(COLD_RANGE), WRK_API_KEY: load.apiKey ?? '', WRK_THINK_MS: String(THINK_MS) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
