@@ -17,11 +17,12 @@
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
 // node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window),
 // BENCH_FROM_SOURCE (0: the servers run compiled by tsc, as in production; 1: the .ts sources through tsx),
-// BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_STDOUT (a file for the servers'
+// BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_K8S_NODE_OPTIONS (1: every server
+// runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
 // stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
@@ -155,8 +156,21 @@ interface Child {
 const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
+/**
+ * The API pods' Node options (NODE_OPTIONS in k8s/api.yaml): every server of the bench runs with them, the service
+ * as production starts it and the others on the same terms (BENCH_K8S_NODE_OPTIONS=0: none).
+ */
+function apiNodeOptions(): string[] {
+  if (env.BENCH_K8S_NODE_OPTIONS === '0') return [];
+  const manifest = readFileSync(`${ROOT}/k8s/api.yaml`, 'utf8');
+  const value = /- name: NODE_OPTIONS\s+value: (.+)/.exec(manifest)?.[1];
+  if (value === undefined) throw new Error('k8s/api.yaml: no NODE_OPTIONS for the API container');
+  return value.trim().split(/\s+/);
+}
+const API_NODE_OPTIONS = apiNodeOptions();
+
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const [command, ...args] = pinned(0, [process.execPath, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script]);
+  const [command, ...args] = pinned(0, [process.execPath, ...API_NODE_OPTIONS, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script]);
   // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
   // as a pipe to the container runtime would, but not a reader on these cores.
   const child: ChildProcess = spawn(command ?? process.execPath, args, {
