@@ -29,6 +29,16 @@ export function testRedisTarget(): RedisTarget {
   }));
 }
 
+/**
+ * A client with the service's request-path profile (no offline queue, short command timeout unless given), returned
+ * once connected: without an offline queue a command sent before that fails at once.
+ */
+export async function connectedRequestPathClient(commandTimeoutMs?: number): Promise<RedisClient> {
+  const client = createRedis(testRedisTarget(), 'request-path', commandTimeoutMs);
+  if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+  return client;
+}
+
 /** The suite's Redis settings from the environment, unless the test names a Redis of its own (REDIS_URL). */
 function inheritedRedisEnv(env: Record<string, string>): Record<string, string | undefined> {
   if (env.REDIS_URL !== undefined || env.REDIS_MODE !== undefined) return {};

@@ -2,18 +2,16 @@
 // `settled` outcome is set by the time its promise resolves (the eligibility route reads it instead of awaiting).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLimiter } from '../../src/ratelimit/budget.js';
-import { createRedis, type RedisClient } from '../../src/redis/connection.js';
+import type { RedisClient } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys } from '../../src/store/keys.js';
-import { randomPrefix, testRedisTarget } from '../helpers/harness.js';
+import { connectedRequestPathClient, randomPrefix } from '../helpers/harness.js';
 
 const prefix = randomPrefix();
 let redis: RedisClient;
 
 beforeAll(async () => {
-  redis = createRedis(testRedisTarget(), 'request-path', 2000);
-  // The request-path client has no offline queue: wait until it is connected.
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  redis = await connectedRequestPathClient(2000);
 });
 
 afterAll(async () => {

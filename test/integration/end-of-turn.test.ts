@@ -2,18 +2,16 @@
 // corked socket (one write), in order; a failing send does not stop the others; replies come back to each caller.
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis, type RedisClient } from '../../src/redis/connection.js';
+import type { RedisClient } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { EndOfTurn } from '../../src/redis/end-of-turn.js';
-import { randomPrefix, testRedisTarget } from '../helpers/harness.js';
+import { connectedRequestPathClient, randomPrefix } from '../helpers/harness.js';
 
 let redis: RedisClient;
 const prefix = randomPrefix();
 
 beforeAll(async () => {
-  redis = createRedis(testRedisTarget(), 'request-path');
-  // The request-path client has no offline queue: wait until it is connected.
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  redis = await connectedRequestPathClient();
 });
 
 afterAll(async () => {
