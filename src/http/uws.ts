@@ -329,10 +329,11 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     writing.catch((error: unknown) => log.error({ err: error, request_id: request.requestId }, 'failed to write response'))
       .finally(() => done(exchange, request, started, response));
   };
+  // One access-line object for every request: logRequest reads it synchronously and keeps nothing (its pino path
+  // copies the fields), so filling it costs no allocation per request.
+  const accessLine: RequestLine = { request_id: '', method: '', path: '', status: 0, duration_ms: 0, aborted: false };
   const done = (exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void => {
     inFlight -= 1;
-    // One line object for every request: logRequest reads it synchronously and keeps nothing (its pino path
-    // copies the fields), so filling it costs no allocation per request.
     const line = accessLine;
     line.request_id = request.requestId;
     line.method = request.method;
@@ -342,7 +343,6 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     line.aborted = exchange.aborted;
     logRequest(log, line, response.log, response.logParts);
   };
-  const accessLine: RequestLine = { request_id: '', method: '', path: '', status: 0, duration_ms: 0, aborted: false };
   const problemResponse = (error: unknown, request: HttpRequest): HttpResponse => {
     if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
     const problem = toProblem(error, request.path);
