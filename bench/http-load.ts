@@ -155,7 +155,6 @@ interface Child {
 // BENCH_STDOUT=FILE keeps the servers' stdout instead (e.g. with BENCH_NODE_ARGS=--trace-gc).
 const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
-/** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 /**
  * The API pods' Node options (NODE_OPTIONS in k8s/api.yaml): every server of the bench runs with them, the service
  * as production starts it and the others on the same terms (BENCH_K8S_NODE_OPTIONS=0: none).
@@ -169,6 +168,7 @@ function apiNodeOptions(): string[] {
 }
 const API_NODE_OPTIONS = apiNodeOptions();
 
+/** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const [command, ...args] = pinned(0, [process.execPath, ...API_NODE_OPTIONS, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script]);
   // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
