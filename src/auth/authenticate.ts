@@ -92,11 +92,10 @@ export class Authenticator {
    * Buffer per request: 174 → 128 ns per comparison in isolation, one object less per check (round 8).
    */
   private sameSecret(known: Verified, secret: string): boolean {
-    const { length } = known.secret;
-    if (secret.length !== length) return false;
-    const presented = length === PRESENTED_SECRET.length ? PRESENTED_SECRET : Buffer.alloc(length);
-    presented.write(secret, 0, length, 'latin1');
-    return timingSafeEqual(presented, known.secret);
+    // parseApiKey lets through only secrets of SECRET_CHARS, so both sides always have the scratch's length.
+    if (secret.length !== PRESENTED_SECRET.length || known.secret.length !== PRESENTED_SECRET.length) return false;
+    PRESENTED_SECRET.write(secret, 0, PRESENTED_SECRET.length, 'latin1');
+    return timingSafeEqual(PRESENTED_SECRET, known.secret);
   }
 
   private forbid(stored: StoredApiKey, scope: Scope, requestId: string): never {
