@@ -39,7 +39,10 @@ export class LiveState {
   backend: BackendStatus = 'unreachable';
   private keyEpoch: string | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private polling = false;
+  /** The poll under way, if any. */
+  private polling: Promise<void> | null = null;
+  /** One more poll queued behind it, shared by every caller that asked meanwhile. */
+  private pollAgain: Promise<void> | null = null;
   private readonly listeners: LiveStateListener[] = [];
   /** The problems last logged (JSON), so each change is logged exactly once. */
   private lastCondition: string | null = null;
@@ -76,7 +79,8 @@ export class LiveState {
     this.log[level]({ event: 'replica_state', ...summary }, this.backend === 'data_missing'
       ? `replica state at start-up: ${DATA_MISSING_MESSAGE}`
       : 'replica state at start-up');
-    this.timer = setInterval(() => void this.poll(), this.pollMs);
+    // The periodic poll skips a turn while one is still running (a slow Redis); it never queues.
+    this.timer = setInterval(() => { if (!this.polling) void this.poll(); }, this.pollMs);
     this.timer.unref();
   }
 
@@ -91,9 +95,24 @@ export class LiveState {
     this.logCondition(why);
   }
 
-  async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
+  /**
+   * Reads the shared state once. Resolves only after a poll that began after this call: a poll already under way
+   * may have read Redis before the caller's write (a rule set just published), so the caller waits for it and
+   * for one more, which every caller arriving meanwhile shares.
+   */
+  poll(): Promise<void> {
+    if (!this.polling) {
+      this.polling = this.readState().finally(() => { this.polling = null; });
+      return this.polling;
+    }
+    this.pollAgain ??= this.polling.then(() => {
+      this.pollAgain = null;
+      return this.poll();
+    });
+    return this.pollAgain;
+  }
+
+  private async readState(): Promise<void> {
     try {
       const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch, mark] = await this.redis.mget(
         this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch, this.keys.doNotUseEpoch, this.keys.deploymentMark,
@@ -109,8 +128,6 @@ export class LiveState {
       this.logCondition(null);
     } catch (error) {
       this.markDown(error);
-    } finally {
-      this.polling = false;
     }
   }
 
