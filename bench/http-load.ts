@@ -19,7 +19,8 @@
 // BENCH_FROM_SOURCE (0: the servers run compiled by tsc, as in production; 1: the .ts sources through tsx),
 // BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_K8S_NODE_OPTIONS (1: every server
 // runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
-// stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts).
+// stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts),
+// BENCH_FRESH_PROCESSES (0; 1: every server is a new process in every round, see measureAll).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,7 @@ const require = createRequire(import.meta.url);
 const DURATION = Number(env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 100);
 const REPEAT = Math.max(1, Number(env.BENCH_REPEAT ?? 3));
+const FRESH_PROCESSES = env.BENCH_FRESH_PROCESSES === '1';
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 100_000);
 const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
@@ -200,6 +202,36 @@ function startChild(script: string, childEnv: Record<string, string>, nodeArgs: 
   });
 }
 
+/**
+ * A server of the bench: one process at a time, replaced by a fresh one (same script, options and environment)
+ * between rounds under BENCH_FRESH_PROCESSES, so each round measures a new process.
+ */
+class Server implements Child {
+  private constructor(private child: Child, private readonly start: () => Promise<Child>) {}
+
+  static async start(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
+    const start = () => startChild(script, childEnv, nodeArgs);
+    return new Server(await start(), start);
+  }
+
+  get port(): number {
+    return this.child.port;
+  }
+
+  stats(): Promise<ChildStats> {
+    return this.child.stats();
+  }
+
+  stop(): Promise<void> {
+    return this.child.stop();
+  }
+
+  async restart(): Promise<void> {
+    await this.child.stop();
+    this.child = await this.start();
+  }
+}
+
 // ---------- load generators ----------
 
 interface Load {
@@ -297,7 +329,7 @@ function perRequest(counts: Record<string, number>, requests: number): Record<st
 
 interface Target {
   scenario: string;
-  child: Child;
+  child: Server;
   load: Load;
 }
 
@@ -332,13 +364,26 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
 const RAW = 'raw uWS, fixed JSON';
 const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 
-/** Warm-up (JIT, caches, connections), then REPEAT rounds of every target back to back; ratios within a round. */
+/**
+ * Warm-up (JIT, caches, connections), then REPEAT rounds of every target back to back; ratios within a round.
+ * Even rounds run the targets in reverse order, so no server always runs first or last in a round (an A/A run
+ * of one tree as service and as baseline, always in that order, gave the service slot 1.056× the baseline's CPU
+ * per request in its median round: a before/after read off one fixed order carries that slot's bias).
+ */
 async function measureAll(targets: Target[], redis: Redis | null): Promise<Measurement[]> {
   for (const target of targets) await runLoad(target.child.port, target.load, 2);
   const runs: Measurement[] = [];
   for (let round = 1; round <= REPEAT; round += 1) {
     const thisRound: Measurement[] = [];
-    for (const target of targets) thisRound.push(await measureRun(target, round, redis));
+    const order = round % 2 === 0 ? [...targets].reverse() : targets;
+    if (FRESH_PROCESSES && round > 1) {
+      // A process keeps its own luck for all its rounds (heap and code layout, the GC's sizing: an A/A run of one
+      // tree showed one cache-cold process 12 % dearer than its twin in 5 of 6 rounds); new processes per round
+      // turn that into round-to-round spread, which the medians absorb.
+      for (const server of new Set(targets.map((target) => target.child))) await server.restart();
+      for (const target of order) await runLoad(target.child.port, target.load, 2);
+    }
+    for (const target of order) thisRound.push(await measureRun(target, round, redis));
     const raw = thisRound.find((run) => run.scenario === RAW);
     if (raw) {
       for (const run of thisRound) {
@@ -496,7 +541,7 @@ async function main(): Promise<void> {
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
     + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`;
   process.stdout.write(`bench: ${header}\n`);
-  const children: Child[] = [];
+  const children: Server[] = [];
   try {
     const started = Date.now();
     const { hotKey, exactKey } = await seed(redis, keys);
@@ -505,7 +550,7 @@ async function main(): Promise<void> {
     const hot: Load = { apiKey: hotKey, mode: 'hot' };
     const cold: Load = { apiKey: hotKey, mode: 'cold' };
     if (SCENARIOS.has('raw')) {
-      const raw = await startChild(serverScript(compiled, ROOT, 'bench/raw-uws'), { PORT: '0' });
+      const raw = await Server.start(serverScript(compiled, ROOT, 'bench/raw-uws'), { PORT: '0' });
       children.push(raw);
       targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
     }
@@ -515,16 +560,16 @@ async function main(): Promise<void> {
       ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
       ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
     ];
-    let hotService: Child | null = null;
+    let hotService: Server | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
-      hotService = await startChild(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
+      hotService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
       children.push(hotService);
       if (SCENARIOS.has('hot')) targets.push({ scenario: 'service, cache-hot', child: hotService, load: hot });
     }
     if (SCENARIOS.has('cold')) {
       // A small LRU and a key range ten times the snapshot: nearly every request is one Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
-      const coldService = await startChild(serverScript(compiled, ROOT, 'bench/serve'), { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
+      const coldService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
       children.push(coldService);
       targets.push({ scenario: 'service, cache-cold', child: coldService, load: cold });
     }
@@ -533,12 +578,12 @@ async function main(): Promise<void> {
       const baseRoot = env.BENCH_BASELINE.replace(/\/$/, '');
       const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
       if (SCENARIOS.has('hot')) {
-        const baseHot = await startChild(script, serviceEnv);
+        const baseHot = await Server.start(script, serviceEnv);
         children.push(baseHot);
         targets.push({ scenario: `${label}, cache-hot`, child: baseHot, load: hot });
       }
       if (SCENARIOS.has('cold')) {
-        const baseCold = await startChild(script, { ...serviceEnv, CARRIER_CACHE_MAX: '1000' });
+        const baseCold = await Server.start(script, { ...serviceEnv, CARRIER_CACHE_MAX: '1000' });
         children.push(baseCold);
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
@@ -546,14 +591,14 @@ async function main(): Promise<void> {
     if (SCENARIOS.has('floor')) {
       // The floor answers with a body as long as the service's cache-hot verdict (evidence included).
       const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
-      const floor = await startChild(serverScript(compiled, ROOT, 'bench/floor-uws'), { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
+      const floor = await Server.start(serverScript(compiled, ROOT, 'bench/floor-uws'), { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
       children.push(floor);
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
     }
     const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS };
     for (const [name, script, label] of [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const) {
       if (!SCENARIOS.has(name) && !SCENARIOS.has(`${name}-cold`)) continue;
-      const peer = await startChild(serverScript(compiled, ROOT, script), peerEnv);
+      const peer = await Server.start(serverScript(compiled, ROOT, script), peerEnv);
       children.push(peer);
       if (SCENARIOS.has(name)) targets.push({ scenario: `${label}, cache-hot`, child: peer, load: hot });
       if (SCENARIOS.has(`${name}-cold`)) targets.push({ scenario: `${label}, cache-cold`, child: peer, load: cold });
