@@ -539,7 +539,8 @@ async function main(): Promise<void> {
   const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
-    + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`;
+    + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`
+    + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`;
   process.stdout.write(`bench: ${header}\n`);
   const children: Server[] = [];
   try {
