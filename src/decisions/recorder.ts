@@ -1,7 +1,8 @@
 // Writes decision records, coalesced: every record enqueued during one event-loop turn goes out in one
-// pipeline (one round trip), and every caller of that turn waits on the same promise, which says whether the
-// whole write was acknowledged. Callers answer only after it resolves true, so a crash can lose an answer that
-// was never sent, never the record of one that was.
+// pipeline (one round trip), and every caller of that turn is told whether the whole write was acknowledged:
+// a waiter of the turn's list called back in a loop (the eligibility check: no promise per check), or the turn's
+// one promise (record()). Callers answer only after it says true, so a crash can lose an answer that was never
+// sent, never the record of one that was.
 //
 // Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
@@ -30,12 +31,18 @@ export interface RecorderOptions {
 }
 
 
+/** Told once whether the write holding a record was acknowledged; must not throw (it answers its own failures). */
+export interface RecordWaiter {
+  recorded(ok: boolean): void;
+}
+
 interface Turn {
   buckets: Map<string, string[]>;
   evidence: Map<string, string>;
   manifests: Map<string, string>;
-  done: Promise<boolean>;
-  resolve: (ok: boolean) => void;
+  waiters: RecordWaiter[];
+  /** The promise record() callers share, made for the first of them. */
+  done: Promise<boolean> | null;
 }
 
 export function bucketKey(keys: RedisKeys, decisionId: string): string {
@@ -78,8 +85,21 @@ export class DecisionRecorder {
     }
   }
 
-  /** Enqueues one record; resolves true once this turn's write is acknowledged, false if it failed. */
+  /** Enqueues one record; `waiter` is told true once this turn's write is acknowledged, false if it failed. */
+  recordFor(verdict: Verdict, context: RecordContext, waiter: RecordWaiter): void {
+    this.add(verdict, context).waiters.push(waiter);
+  }
+
+  /** recordFor as a promise (shared by every record() of the turn): true once acknowledged, false if it failed. */
   record(verdict: Verdict, context: RecordContext): Promise<boolean> {
+    const turn = this.add(verdict, context);
+    turn.done ??= new Promise<boolean>((resolve) => {
+      turn.waiters.push({ recorded: resolve });
+    });
+    return turn.done;
+  }
+
+  private add(verdict: Verdict, context: RecordContext): Turn {
     const turn = this.turn ?? this.startTurn();
     const second = Math.floor(idMillis(verdict.decision_id) / BUCKET_MS);
     if (second !== this.lastSecond) {
@@ -105,7 +125,7 @@ export class DecisionRecorder {
         turn.manifests.set(version, meta ? JSON.stringify(meta) : '');
       }
     }
-    return turn.done;
+    return turn;
   }
 
   /**
@@ -131,11 +151,7 @@ export class DecisionRecorder {
   }
 
   private startTurn(): Turn {
-    let resolve: (ok: boolean) => void = () => undefined;
-    const done = new Promise<boolean>((settle) => {
-      resolve = settle;
-    });
-    const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), done, resolve };
+    const turn: Turn = { buckets: new Map(), evidence: new Map(), manifests: new Map(), waiters: [], done: null };
     this.turn = turn;
     this.endOfTurn.atEnd(() => void this.flush(turn));
     return turn;
@@ -151,7 +167,7 @@ export class DecisionRecorder {
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
       if (json === '') {
-        turn.resolve(false);
+        tellAll(turn.waiters, false);
         return;
       }
       commands.push(['set', this.keys.snapshotManifest(version), json, 'NX']);
@@ -174,7 +190,7 @@ export class DecisionRecorder {
       this.knownManifests.clear();
       this.expiring.clear();
     }
-    turn.resolve(ok);
+    tellAll(turn.waiters, ok);
   }
 
   /** True when every command succeeded (sendKeyed rejects on the first error). */
@@ -182,5 +198,16 @@ export class DecisionRecorder {
     // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands.
     await sendKeyed(this.redis, commands, { corked: true });
     return true;
+  }
+}
+
+/** Tells every waiter of a turn; one that throws (a bug: waiters answer their own failures) cannot strand the rest. */
+function tellAll(waiters: readonly RecordWaiter[], ok: boolean): void {
+  for (let index = 0; index < waiters.length; index += 1) {
+    try {
+      (waiters[index] as RecordWaiter).recorded(ok);
+    } catch {
+      // Nothing left to tell this waiter; the others still get their answer.
+    }
   }
 }

@@ -95,6 +95,19 @@ export interface Route {
    */
   headers?: readonly string[];
   handler: (request: HttpRequest) => Promise<HttpResponse>;
+  /**
+   * The handler in continuation form, preferred by the adapter when present: it answers through `reply` (the
+   * adapter's per-request exchange) instead of a promise, so a route whose waits are list entries (the
+   * eligibility check) costs no promise, reaction or closure per request. `handler` must give the same answers.
+   */
+  handle?: (request: HttpRequest, reply: Reply) => void;
+}
+
+/** Where a route in continuation form (Route.handle) sends its one answer; the first call wins. */
+export interface Reply {
+  send(response: HttpResponse): void;
+  /** Answers the error's problem response (AppError kinds), or a 500 for anything else. */
+  fail(error: unknown): void;
 }
 
 /** The registry republish silently falls back to a JS shim when its binary fails to load; we refuse that. */
@@ -181,6 +194,37 @@ interface Exchange {
   aborted: boolean;
   /** Set while a stream waits for the socket to drain, so an abort can release it. */
   wake?: () => void;
+}
+
+/** What an exchange answers through (the server's finish and error mapping, bound once per server). */
+interface Answering {
+  finish(exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void;
+  problem(error: unknown, request: HttpRequest): HttpResponse;
+}
+
+/** A request in flight: the uWS response, the request, and (for Route.handle) the Reply that answers it. */
+class RequestExchange implements Exchange, Reply {
+  aborted = false;
+  wake?: () => void = undefined;
+  request: HttpRequest | null = null;
+  started = 0;
+  private answered = false;
+
+  constructor(readonly res: uWS.HttpResponse, private readonly answering: Answering) {}
+
+  send(response: HttpResponse): void {
+    // A second answer would write to a finished uWS response, which throws; a route bug must not do that.
+    if (this.answered || this.request === null) return;
+    this.answered = true;
+    this.answering.finish(this, this.request, this.started, response);
+  }
+
+  fail(error: unknown): void {
+    if (this.request === null) return;
+    // Mapped (and an unexpected error logged) even when an answer already went out, so a late bug is still seen.
+    const problem = this.answering.problem(error, this.request);
+    this.send(problem);
+  }
 }
 
 /**
@@ -348,8 +392,19 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     const problem = toProblem(error, request.path);
     return { status: problem.status, headers: problem.headers, json: problem.body };
   };
-  /** Runs the handler: one promise per request (the handler's own), no wrapper around it. */
-  const run = (route: Route, exchange: Exchange, request: HttpRequest, started: number): void => {
+  const answering: Answering = { finish, problem: problemResponse };
+  /** Runs the handler: in continuation form when the route has one, else one promise (the handler's own). */
+  const run = (route: Route, exchange: RequestExchange, request: HttpRequest, started: number): void => {
+    if (route.handle !== undefined) {
+      exchange.request = request;
+      exchange.started = started;
+      try {
+        route.handle(request, exchange);
+      } catch (error) {
+        exchange.fail(error);
+      }
+      return;
+    }
     let pending: Promise<HttpResponse>;
     try {
       pending = route.handler(request);
@@ -375,7 +430,7 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     const readsQuery = route === null || route.method === 'GET';
     const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT');
     return (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
-      const exchange: Exchange = { res, aborted: false };
+      const exchange = new RequestExchange(res, answering);
       res.onAborted(() => {
         exchange.aborted = true;
         exchange.wake?.();

@@ -63,9 +63,11 @@ function harness(scenario: Scenario) {
       likelyAdmits: () => scenario.likelyAdmits,
     },
     eligibility: {
-      check: (mc, backendOk) => {
+      checkInto: (mc, backendOk, _context, waiter) => {
         calls.checks.push({ mc, backendOk });
-        return scenario.check ? scenario.check(mc, backendOk) : Promise.resolve(verdictFor(mc, !backendOk));
+        // Told a turn later at the earliest, as a Redis reply would be.
+        (scenario.check ? scenario.check(mc, backendOk) : Promise.resolve(verdictFor(mc, !backendOk)))
+          .then((verdict) => waiter.checked(verdict), (error: unknown) => waiter.checkFailed(error));
       },
       evaluate: async (mc) => verdictFor(mc, true),
       withdraw: (verdict) => {

@@ -3,17 +3,20 @@
 // Hot-path notes (issue 10, numbers in bench/README.md): the budget draw is joined without per-request
 // allocations (BudgetLimiter.enqueue/pendingDraw), the response's header lines are pre-joined once per budget draw
 // (headBlock), the body takes the canonical-body fast path (eligibility-body.ts), the verdict is written
-// from its JSON template (serialiseVerdict), and a check the draw will almost surely admit is decided and recorded
-// in the same round trip as its draw (checkEarly).
+// from its JSON template (serialiseVerdict), a check the draw will almost surely admit is decided and recorded
+// in the same round trip as its draw (CheckExchange.startEarly), and a request waits for Redis as a list entry
+// called back by its check, not as an async handler (CheckExchange).
 import type { StoredApiKey } from '../../auth/api-key.js';
-import type { Authenticator } from '../../auth/authenticate.js';
+import type { AuthResult, Authenticator } from '../../auth/authenticate.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { AppError } from '../../errors.js';
-import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter } from '../../ratelimit/budget.js';
-import { isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type Verdict } from '../../verdict/eligibility.js';
+import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter, type DrawHandle, type DrawOutcome } from '../../ratelimit/budget.js';
+import {
+  isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type Verdict, type VerdictWaiter,
+} from '../../verdict/eligibility.js';
 import type { Metrics } from '../../metrics.js';
 import type { LinePart } from '../../log.js';
-import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+import type { HttpRequest, HttpResponse, Reply, Route } from '../uws.js';
 import { parseEligibilityBody, type EligibilityBody } from './eligibility-body.js';
 
 export { REFERENCE_MAX_CHARS } from './eligibility-body.js';
@@ -24,7 +27,7 @@ export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
 export interface EligibilityDeps {
   auth: Pick<Authenticator, 'authenticate' | 'authenticateCached'>;
   budget: Pick<BudgetLimiter, 'enqueue' | 'pendingDraw' | 'likelyAdmits'>;
-  eligibility: Pick<EligibilityService, 'check' | 'evaluate' | 'withdraw'>;
+  eligibility: Pick<EligibilityService, 'checkInto' | 'evaluate' | 'withdraw'>;
   metrics: Pick<Metrics, 'countVerdict'>;
 }
 
@@ -100,74 +103,161 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
 }
 
 /**
- * The check started in the same turn as its budget draw, when the draw will almost surely admit it
- * (BudgetLimiter.likelyAdmits): a cache-hot check's decision record then goes out in the same socket write as the
- * draw, and the answer waits for one Redis round trip instead of two (a cache-cold one: two instead of three).
- * Null when the body is not a valid request: that is answered after the draw, so 429 still comes before 400/422.
+ * One request of the route from its budget draw to its answer. It waits as a list entry of its check's turn
+ * (EligibilityService.checkInto calls it back) and reads the draw's outcome once settled, rather than as an async
+ * handler awaiting promises: no promise, reaction or closure per request on the cache-hot path (round 10 in
+ * bench/README.md). Every step answers its own failures through `reply`.
  */
-function checkEarly(deps: EligibilityDeps, request: HttpRequest, key: StoredApiKey): Promise<Verdict> | null {
-  let body: EligibilityBody;
-  try {
-    body = parseEligibilityBody(request.body);
-  } catch {
-    return null;
+class CheckExchange implements VerdictWaiter {
+  /** Set while a check started before the draw decided (startEarly) runs. */
+  private early = false;
+  /** That check's verdict, waiting for the draw to confirm it. */
+  private guessed: Verdict | null = null;
+  /** The draw's decision, for a check started after it. */
+  private budget: BudgetDecision | null = null;
+
+  constructor(
+    private readonly deps: EligibilityDeps,
+    private readonly request: HttpRequest,
+    private readonly reply: Reply,
+    private readonly key: StoredApiKey,
+    private readonly ticket: number,
+    private readonly draw: DrawHandle,
+  ) {}
+
+  /**
+   * Starts the check in the same turn as its budget draw, for a draw that will almost surely admit it
+   * (BudgetLimiter.likelyAdmits): a cache-hot check's decision record then goes out in the same socket write as
+   * the draw, and the answer waits for one Redis round trip instead of two (a cache-cold one: two instead of
+   * three). A body that is not a valid request waits for the draw instead, so 429 still comes before 400/422.
+   */
+  startEarly(): void {
+    let body: EligibilityBody;
+    try {
+      body = parseEligibilityBody(this.request.body);
+    } catch {
+      this.afterDraw();
+      return;
+    }
+    this.early = true;
+    this.startCheck(body, true);
   }
-  return startCheck(deps, request, key, body, true);
+
+  /** Goes on once the draw has decided: at once when it has (as it mostly has for a guessed check's verdict). */
+  afterDraw(): void {
+    const settled = this.draw.settled;
+    if (settled !== null) {
+      this.drawn(settled);
+      return;
+    }
+    // The outcome never rejects: BudgetLimiter resolves it, from memory when Redis fails.
+    void this.draw.outcome.then((outcome) => this.drawn(outcome));
+  }
+
+  checked(verdict: Verdict): void {
+    if (this.early) {
+      this.early = false;
+      this.guessed = verdict;
+      this.afterDraw();
+      return;
+    }
+    this.answer(verdict, this.budget);
+  }
+
+  checkFailed(error: unknown): void {
+    this.reply.fail(error);
+  }
+
+  private drawn(outcome: DrawOutcome): void {
+    try {
+      const budget = outcome.decisionFor(this.ticket);
+      const { guessed } = this;
+      if (guessed !== null) {
+        this.guessed = null;
+        if (budget.allowed && !budget.fromFallback) {
+          this.answer(guessed, budget);
+          return;
+        }
+        // Refused, or drawn from the in-memory stand-in (Redis failed): answered below as if never guessed.
+        this.deps.eligibility.withdraw(guessed);
+      }
+      if (!budget.allowed) {
+        this.reply.fail(new AppError('rate_limited', `The budget of ${budget.limit} checks per minute is spent; retry later.`, {
+          headers: { 'retry-after': String(budget.retryAfterSeconds), ...rateLimitHeaders(budget) },
+        }));
+        return;
+      }
+      this.budget = budget;
+      this.startCheck(parseEligibilityBody(this.request.body), !budget.fromFallback);
+    } catch (error) {
+      this.reply.fail(error);
+    }
+  }
+
+  /** Asks for the verdict of a valid body; checked() is told it once its decision record is acknowledged. */
+  private startCheck(body: EligibilityBody, backendOk: boolean): void {
+    const { key, request } = this;
+    const mc = normaliseMcNumber(body.mc_number) ?? body.mc_number;
+    this.deps.eligibility.checkInto(mc, backendOk, {
+      kind: 'check', keyId: key.id, account: key.account, requestId: request.requestId, reference: body.reference ?? null,
+      jobId: null, row: null,
+    }, this);
+  }
+
+  private answer(verdict: Verdict, budget: BudgetDecision | null): void {
+    let response: HttpResponse;
+    try {
+      this.deps.metrics.countVerdict(verdict);
+      response = verdictResponse(verdict, budget, this.key.id, !isUnrecorded(verdict));
+    } catch (error) {
+      this.reply.fail(error);
+      return;
+    }
+    this.reply.send(response);
+  }
 }
 
-/** The verdict for a valid body, given once its decision record is acknowledged (EligibilityService.check). */
-function startCheck(deps: EligibilityDeps, request: HttpRequest, key: StoredApiKey, body: EligibilityBody, backendOk: boolean): Promise<Verdict> {
-  const mc = normaliseMcNumber(body.mc_number) ?? body.mc_number;
-  return deps.eligibility.check(mc, backendOk, {
-    kind: 'check', keyId: key.id, account: key.account, requestId: request.requestId, reference: body.reference ?? null,
-    jobId: null, row: null,
-  });
+/** Everything after authentication: the degraded answer when no key could be read, else the budget draw and check. */
+function admit(deps: EligibilityDeps, request: HttpRequest, reply: Reply, auth: AuthResult): void {
+  try {
+    if (auth.kind === 'backend_unavailable') {
+      // No key could be read, so no account to file a record under: this degraded verdict is logged only.
+      const { mc_number } = parseEligibilityBody(request.body);
+      deps.eligibility.evaluate(normaliseMcNumber(mc_number) ?? mc_number, false).then((verdict) => {
+        deps.metrics.countVerdict(verdict);
+        reply.send(verdictResponse(verdict, null, null, false));
+      }).catch((error: unknown) => reply.fail(error));
+      return;
+    }
+    const { key } = auth;
+    const ticket = deps.budget.enqueue(key.id, key.rate_per_minute);
+    const exchange = new CheckExchange(deps, request, reply, key, ticket, deps.budget.pendingDraw(key.id));
+    if (deps.budget.likelyAdmits(key.id)) exchange.startEarly();
+    else exchange.afterDraw();
+  } catch (error) {
+    reply.fail(error);
+  }
 }
 
 export function eligibilityRoute(deps: EligibilityDeps): Route {
+  const handle = (request: HttpRequest, reply: Reply): void => {
+    const presented = request.headers['x-api-key'];
+    // A cached key is checked without a promise (401/403 are thrown, and answered by the adapter); only an
+    // uncached one waits for Redis.
+    const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId);
+    if (auth !== undefined) {
+      admit(deps, request, reply, auth);
+      return;
+    }
+    deps.auth.authenticate(presented, 'eligibility', request.requestId)
+      .then((fresh) => admit(deps, request, reply, fresh), (error: unknown) => reply.fail(error));
+  };
   return {
     method: 'POST',
     pattern: '/v1/eligibility',
     maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
     headers: ['x-api-key'],
-    async handler(request: HttpRequest): Promise<HttpResponse> {
-      const presented = request.headers['x-api-key'];
-      // A cached key is checked without a promise; only an uncached one waits for Redis.
-      const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId)
-        ?? await deps.auth.authenticate(presented, 'eligibility', request.requestId);
-      if (auth.kind === 'backend_unavailable') {
-        // No key could be read, so no account to file a record under: this degraded verdict is logged only.
-        const { mc_number } = parseEligibilityBody(request.body);
-        const verdict = await deps.eligibility.evaluate(normaliseMcNumber(mc_number) ?? mc_number, false);
-        deps.metrics.countVerdict(verdict);
-        return verdictResponse(verdict, null, null, false);
-      }
-      const { key } = auth;
-      const ticket = deps.budget.enqueue(key.id, key.rate_per_minute);
-      const draw = deps.budget.pendingDraw(key.id);
-      const early = deps.budget.likelyAdmits(key.id) ? checkEarly(deps, request, key) : null;
-      // The early check is awaited before the draw's outcome, which never rejects (BudgetLimiter resolves it, from
-      // memory when Redis fails): so a check that rejects (a bug, never a Redis failure, which check() turns into a
-      // degraded verdict) is observed at once, never left as an unhandled rejection that would end the process.
-      // By then the draw has mostly settled (its reply comes first), so its outcome is read without an await.
-      const guessed = early === null ? null : await early;
-      const budget = (draw.settled ?? await draw.outcome).decisionFor(ticket);
-      if (guessed !== null) {
-        if (budget.allowed && !budget.fromFallback) {
-          deps.metrics.countVerdict(guessed);
-          return verdictResponse(guessed, budget, key.id, !isUnrecorded(guessed));
-        }
-        // Refused, or drawn from the in-memory stand-in (Redis failed): answered below as if never guessed.
-        deps.eligibility.withdraw(guessed);
-      }
-      if (!budget.allowed) {
-        throw new AppError('rate_limited', `The budget of ${budget.limit} checks per minute is spent; retry later.`, {
-          headers: { 'retry-after': String(budget.retryAfterSeconds), ...rateLimitHeaders(budget) },
-        });
-      }
-      const verdict = await startCheck(deps, request, key, parseEligibilityBody(request.body), !budget.fromFallback);
-      deps.metrics.countVerdict(verdict);
-      return verdictResponse(verdict, budget, key.id, !isUnrecorded(verdict));
-    },
+    handle,
+    handler: (request) => new Promise((resolve, reject) => handle(request, { send: resolve, fail: reject })),
   };
 }
