@@ -47,6 +47,36 @@ describe('CarrierReads', () => {
     }
   });
 
+  it('tells every waiter of a turn its own record, even when one waiter throws (a bug must not strand the rest)', async () => {
+    const client = createRedis(t.config.REDIS_URL, 'request-path');
+    try {
+      await new Promise((ready) => client.once('ready', ready));
+      const reads = new CarrierReads(client, new EndOfTurn(client));
+      const told: Array<string | null> = [];
+      const wanted = [known[0] as string, '999994', known[1] as string];
+      const settled = new Promise<void>((resolve) => {
+        reads.readFor(t.keys.carrierBucket(version, carrierBucket(wanted[0] as string)), wanted[0] as string, {
+          carrierRead: () => { throw new Error('bug in a waiter'); }, carrierReadFailed: () => undefined,
+        });
+        for (const mc of wanted.slice(1)) {
+          reads.readFor(t.keys.carrierBucket(version, carrierBucket(mc)), mc, {
+            carrierRead: (encoded) => {
+              told.push(encoded);
+              if (told.length === 2) resolve();
+            },
+            carrierReadFailed: () => undefined,
+          });
+        }
+      });
+      await settled;
+      const direct = await Promise.all(wanted.slice(1).map((mc) => t.redis.hget(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      expect(told).toEqual(direct);
+      expect(told[0]).toBeNull();
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('rejects every read of the turn when Redis cannot be reached (the check then fails closed)', async () => {
     const dead = createRedis(`redis://127.0.0.1:${await freePort()}`, 'request-path', 100);
     try {

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { createLogger } from '../../src/log.js';
 
@@ -42,6 +43,22 @@ beforeAll(async () => {
       return { status: n % 3 === 0 ? 429 : 200, headBlock: `content-type: application/json\r\nx-n: ${n}`, text: `{"n":${n}}` };
     } },
     { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
+    // Continuation form (Route.handle, the eligibility route's): preferred over `handler`, which must never run.
+    { method: 'POST', pattern: '/reply', maxBodyBytes: 64, headers: ['x-mode'], handler: async () => {
+      throw new Error('handler must not run when handle is given');
+    }, handle: (request, reply) => {
+      const mode = request.headers['x-mode'];
+      if (mode === 'throw') throw new AppError('validation_failed', 'thrown before any answer');
+      if (mode === 'twice') {
+        // A route bug answering twice: the first answer wins, the second must not touch the finished response.
+        reply.send({ status: 200, text: '{"answer":1}' });
+        reply.send({ status: 200, text: '{"answer":2}' });
+        reply.fail(new Error('late failure'));
+        return;
+      }
+      // Answered a turn later, after uWS has long returned from the request callback.
+      setTimeout(() => reply.send({ status: 200, text: `{"body":${request.body.toString()}}` }), 5);
+    } },
   ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
 });
 
@@ -114,6 +131,33 @@ describe('uWS adapter request headers', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toMatch(/x-request-id: big-1/i);
     expect(answer).toContain('payload_too_large');
+  });
+});
+
+describe('uWS adapter routes in continuation form (Route.handle)', () => {
+  const post = (mode: string, body = '{"n":1}') => fetch(`http://127.0.0.1:${server.port}/reply`, {
+    method: 'POST', headers: { 'x-mode': mode, 'content-type': 'application/json' }, body,
+  });
+
+  it('answers through the reply, later than the request callback, many at once', async () => {
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => post('later', `{"n":${index}}`)
+      .then(async (response) => [response.status, await response.text()])));
+    expect(answers).toEqual(Array.from({ length: 30 }, (_, index) => [200, `{"body":{"n":${index}}}`]));
+  });
+
+  it('keeps the first answer when a route answers twice, and the server goes on serving', async () => {
+    const response = await post('twice');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('{"answer":1}');
+    expect((await post('later')).status).toBe(200);
+    // One exit per request: a second finish would have counted the request out twice.
+    expect(server.inFlight()).toBe(0);
+  });
+
+  it('answers a handle that throws with the error\'s problem response', async () => {
+    const response = await post('throw');
+    expect(response.status).toBe(422);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
   });
 });
 
