@@ -98,3 +98,24 @@ describe('a record write that fails', () => {
     }
   });
 });
+
+describe('the checks waiting on one record write', () => {
+  it('are all told, by waiter and by promise, even when one waiter throws; and the records are there', async () => {
+    const { parts } = t.app;
+    const recorder = new DecisionRecorder(parts.redis, parts.keys, { retentionSeconds: 3600, maxDataAgeSeconds: 3600 });
+    const service = new EligibilityService(parts.redis, parts.keys, parts.state, {
+      cacheMax: 10, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS, recorder,
+    });
+    const context = { kind: 'check' as const, keyId: 'k', account: 'acme', requestId: 'r', reference: null, jobId: null, row: null };
+    const verdicts = await Promise.all(['100001', '100002', '100003'].map((mc) => service.evaluate(mc)));
+    const told: boolean[] = [];
+    // One turn: a waiter that throws first, then two that must still hear, then a promise caller.
+    recorder.recordFor(verdicts[0]!, context, { recorded: () => { throw new Error('bug in a waiter'); } });
+    recorder.recordFor(verdicts[1]!, context, { recorded: (ok) => told.push(ok) });
+    recorder.recordFor(verdicts[2]!, context, { recorded: (ok) => told.push(ok) });
+    expect(await recorder.record(verdicts[2]!, { ...context, requestId: 'r2' })).toBe(true);
+    expect(told).toEqual([true, true]);
+    const reader = new DecisionReader(t.redis, t.keys);
+    for (const verdict of verdicts) expect(await reader.readStored(verdict.decision_id)).not.toBeNull();
+  });
+});
