@@ -541,7 +541,12 @@ export class EligibilityService {
       return;
     }
     check.verdict = verdict;
-    this.recorder.recordFor(verdict, check.context, check);
+    try {
+      this.recorder.recordFor(verdict, check.context, check);
+    } catch (error) {
+      // Encoding the record failed (a bug): nothing was enqueued, so the waiter hears it here or never.
+      check.waiter.checkFailed(error);
+    }
   }
 
   private afterRecord(check: PendingCheck, ok: boolean): void {

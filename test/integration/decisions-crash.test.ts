@@ -2,7 +2,7 @@
 // every decision id a client did receive has its record. And when the record write fails, the caller gets a
 // degraded verdict (with its own id), never the real verdict unrecorded.
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DecisionReader } from '../../src/decisions/reader.js';
 import { DecisionRecorder } from '../../src/decisions/recorder.js';
 import { createRedis } from '../../src/redis/connection.js';
@@ -117,5 +117,25 @@ describe('the checks waiting on one record write', () => {
     expect(told).toEqual([true, true]);
     const reader = new DecisionReader(t.redis, t.keys);
     for (const verdict of verdicts) expect(await reader.readStored(verdict.decision_id)).not.toBeNull();
+  });
+
+  it('fail, not hang, when a record cannot even be encoded after a carrier read (a bug, answered as a 500)', async () => {
+    const { parts } = t.app;
+    const recorder = new DecisionRecorder(parts.redis, parts.keys, { retentionSeconds: 3600, maxDataAgeSeconds: 3600 });
+    // A fresh service: an empty LRU, so the check waits for its carrier read first and is resumed by the read's loop.
+    const service = new EligibilityService(parts.redis, parts.keys, parts.state, {
+      cacheMax: 10, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS, recorder,
+    });
+    const bug = new Error('record encoding bug');
+    const spy = vi.spyOn(recorder, 'recordFor').mockImplementation(() => {
+      throw bug;
+    });
+    try {
+      const context = { kind: 'check' as const, keyId: 'k', account: 'acme', requestId: 'r', reference: null, jobId: null, row: null };
+      await expect(service.check('100004', true, context)).rejects.toBe(bug);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
