@@ -109,12 +109,10 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
  * bench/README.md). Every step answers its own failures through `reply`.
  */
 class CheckExchange implements VerdictWaiter {
-  /** Set while a check started before the draw decided (startEarly) runs. */
-  private early = false;
-  /** That check's verdict, waiting for the draw to confirm it. */
-  private guessed: Verdict | null = null;
-  /** The draw's decision, for a check started after it. */
+  /** The draw's decision once known; a check answered while it is null was started early (startEarly). */
   private budget: BudgetDecision | null = null;
+  /** An early check's verdict, waiting for the draw to confirm it. */
+  private guessed: Verdict | null = null;
 
   constructor(
     private readonly deps: EligibilityDeps,
@@ -139,7 +137,6 @@ class CheckExchange implements VerdictWaiter {
       this.afterDraw();
       return;
     }
-    this.early = true;
     this.startCheck(body, true);
   }
 
@@ -155,8 +152,7 @@ class CheckExchange implements VerdictWaiter {
   }
 
   checked(verdict: Verdict): void {
-    if (this.early) {
-      this.early = false;
+    if (this.budget === null) {
       this.guessed = verdict;
       this.afterDraw();
       return;
