@@ -85,7 +85,7 @@ function bodyOf(response: HttpResponse): string | Uint8Array {
   return response.json !== undefined ? JSON.stringify(response.json) : '';
 }
 
-export interface Route {
+interface RouteShape {
   method: Method;
   pattern: string;
   maxBodyBytes: number;
@@ -94,14 +94,17 @@ export interface Route {
    * `HttpRequest.headers`, each copy being a native call per request; when absent, all are.
    */
   headers?: readonly string[];
-  handler: (request: HttpRequest) => Promise<HttpResponse>;
-  /**
-   * The handler in continuation form, preferred by the adapter when present: it answers through `reply` (the
-   * adapter's per-request exchange) instead of a promise, so a route whose waits are list entries (the
-   * eligibility check) costs no promise, reaction or closure per request. `handler` must give the same answers.
-   */
-  handle?: (request: HttpRequest, reply: Reply) => void;
 }
+
+/**
+ * A route answers either with the promise its `handler` returns, or in continuation form through the `reply` its
+ * `handle` is given (the adapter's per-request exchange): a route whose waits are list entries (the eligibility
+ * check) then costs no promise, reaction or closure per request.
+ */
+export type Route = RouteShape & (
+  | { handler: (request: HttpRequest) => Promise<HttpResponse>; handle?: undefined }
+  | { handle: (request: HttpRequest, reply: Reply) => void; handler?: undefined }
+);
 
 /** Where a route in continuation form (Route.handle) sends its one answer; the first call wins. */
 export interface Reply {

@@ -43,10 +43,8 @@ beforeAll(async () => {
       return { status: n % 3 === 0 ? 429 : 200, headBlock: `content-type: application/json\r\nx-n: ${n}`, text: `{"n":${n}}` };
     } },
     { method: 'GET', pattern: '/endless', maxBodyBytes: 0, handler: async () => ({ status: 200, headers: { 'content-type': 'text/csv' }, stream: endlessStream() }) },
-    // Continuation form (Route.handle, the eligibility route's): preferred over `handler`, which must never run.
-    { method: 'POST', pattern: '/reply', maxBodyBytes: 64, headers: ['x-mode'], handler: async () => {
-      throw new Error('handler must not run when handle is given');
-    }, handle: (request, reply) => {
+    // Continuation form (Route.handle, the eligibility route's).
+    { method: 'POST', pattern: '/reply', maxBodyBytes: 64, headers: ['x-mode'], handle: (request, reply) => {
       const mode = request.headers['x-mode'];
       if (mode === 'throw') throw new AppError('validation_failed', 'thrown before any answer');
       if (mode === 'twice') {

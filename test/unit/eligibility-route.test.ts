@@ -7,7 +7,7 @@ import { decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
 import { eligibilityRoute, type EligibilityDeps } from '../../src/http/handlers/eligibility.js';
-import type { HttpRequest, HttpResponse } from '../../src/http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../../src/http/uws.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { toVerdict, type Verdict } from '../../src/verdict/eligibility.js';
@@ -87,6 +87,12 @@ const request = (body: string): HttpRequest => ({
   method: 'POST', path: '/v1/eligibility', query: '', headers: { 'x-api-key': 'cek_x_y' }, params: [], body: Buffer.from(body), requestId: 'r1',
 });
 
+/** The route's answer as a promise: its continuation form driven as the adapter drives it (a throw fails it too). */
+const ask = (route: Route, sent: HttpRequest): Promise<HttpResponse> => new Promise((resolve, reject) => {
+  if (route.handle === undefined) throw new Error('the eligibility route answers in continuation form');
+  route.handle(sent, { send: resolve, fail: reject });
+});
+
 /** The access line's members the route rendered (its parts, concatenated). */
 const logText = (response: HttpResponse): string => (response.logParts ?? [])
   .map((part) => (typeof part === 'string' ? part : Buffer.from(part).toString('utf8'))).join('');
@@ -94,7 +100,7 @@ const logText = (response: HttpResponse): string => (response.logParts ?? [])
 describe('eligibility route around its budget draw', () => {
   it('decides early when the draw will likely admit, and answers that verdict once the draw does', async () => {
     const { calls, route } = harness({ likelyAdmits: true, draw: decision(true) });
-    const response = await route.handler(request('{"mc_number":"MC-42"}'));
+    const response = await ask(route, request('{"mc_number":"MC-42"}'));
     expect(response.status).toBe(200);
     expect(calls.checks).toEqual([{ mc: '42', backendOk: true }]);
     expect(calls.withdrawn).toEqual([]);
@@ -105,18 +111,18 @@ describe('eligibility route around its budget draw', () => {
 
   it('reads a draw that settled before the check resumed without waiting on its promise, admitted or refused', async () => {
     const admitted = harness({ likelyAdmits: true, draw: decision(true), drawSettled: true });
-    const response = await admitted.route.handler(request('{"mc_number":"42"}'));
+    const response = await ask(admitted.route, request('{"mc_number":"42"}'));
     expect(response.status).toBe(200);
     expect(admitted.calls.withdrawn).toEqual([]);
     const refused = harness({ likelyAdmits: true, draw: decision(false), drawSettled: true });
-    const error = await refused.route.handler(request('{"mc_number":"42"}')).then(() => null, (thrown: unknown) => thrown);
+    const error = await ask(refused.route, request('{"mc_number":"42"}')).then(() => null, (thrown: unknown) => thrown);
     expect((error as AppError).kind).toBe('rate_limited');
     expect(refused.calls.withdrawn).toHaveLength(1);
   });
 
   it('withdraws an early check the draw refuses, and answers 429', async () => {
     const { calls, route } = harness({ likelyAdmits: true, draw: decision(false) });
-    const refused = await route.handler(request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
+    const refused = await ask(route, request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).kind).toBe('rate_limited');
     expect(calls.withdrawn.map((verdict) => verdict.mc_number)).toEqual(['42']);
@@ -125,7 +131,7 @@ describe('eligibility route around its budget draw', () => {
 
   it('answers from the degraded path when the draw fell back to memory, withdrawing the early verdict', async () => {
     const { calls, route } = harness({ likelyAdmits: true, draw: decision(true, true) });
-    const response = await route.handler(request('{"mc_number":"42"}'));
+    const response = await ask(route, request('{"mc_number":"42"}'));
     expect(calls.checks).toEqual([{ mc: '42', backendOk: true }, { mc: '42', backendOk: false }]);
     expect(calls.withdrawn).toHaveLength(1);
     expect(logText(response)).toContain('"reasons":["backend_unavailable"]');
@@ -134,10 +140,10 @@ describe('eligibility route around its budget draw', () => {
 
   it('checks after the draw when it is not likely to admit, and never early for a bad body (429 before 400)', async () => {
     const late = harness({ likelyAdmits: false, draw: decision(true) });
-    await late.route.handler(request('{"mc_number":"42"}'));
+    await ask(late.route, request('{"mc_number":"42"}'));
     expect(late.calls.checks).toEqual([{ mc: '42', backendOk: true }]);
     const bad = harness({ likelyAdmits: true, draw: decision(false) });
-    const error = await bad.route.handler(request('{"mc_number":')).then(() => null, (thrown: unknown) => thrown);
+    const error = await ask(bad.route, request('{"mc_number":')).then(() => null, (thrown: unknown) => thrown);
     expect((error as AppError).kind).toBe('rate_limited');
     expect(bad.calls.checks).toEqual([]);
   });
@@ -157,7 +163,7 @@ describe('an early check that fails', () => {
   it('rejects the request (a 500 from the adapter) without an unhandled rejection while the draw is pending', async () => {
     const bug = new Error('bug in check');
     const { route } = harness({ likelyAdmits: true, draw: decision(true), check: () => Promise.reject(bug) });
-    const outcome = await route.handler(request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
+    const outcome = await ask(route, request('{"mc_number":"42"}')).then(() => null, (error: unknown) => error);
     expect(outcome).toBe(bug);
     // Node reports unhandled rejections after the microtask queue drains: give it a few turns.
     for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));

@@ -236,24 +236,22 @@ function admit(deps: EligibilityDeps, request: HttpRequest, reply: Reply, auth: 
 }
 
 export function eligibilityRoute(deps: EligibilityDeps): Route {
-  const handle = (request: HttpRequest, reply: Reply): void => {
-    const presented = request.headers['x-api-key'];
-    // A cached key is checked without a promise (401/403 are thrown, and answered by the adapter); only an
-    // uncached one waits for Redis.
-    const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId);
-    if (auth !== undefined) {
-      admit(deps, request, reply, auth);
-      return;
-    }
-    deps.auth.authenticate(presented, 'eligibility', request.requestId)
-      .then((fresh) => admit(deps, request, reply, fresh), (error: unknown) => reply.fail(error));
-  };
   return {
     method: 'POST',
     pattern: '/v1/eligibility',
     maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
     headers: ['x-api-key'],
-    handle,
-    handler: (request) => new Promise((resolve, reject) => handle(request, { send: resolve, fail: reject })),
+    handle(request: HttpRequest, reply: Reply): void {
+      const presented = request.headers['x-api-key'];
+      // A cached key is checked without a promise (401/403 are thrown, and answered by the adapter); only an
+      // uncached one waits for Redis.
+      const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId);
+      if (auth !== undefined) {
+        admit(deps, request, reply, auth);
+        return;
+      }
+      deps.auth.authenticate(presented, 'eligibility', request.requestId)
+        .then((fresh) => admit(deps, request, reply, fresh), (error: unknown) => reply.fail(error));
+    },
   };
 }
