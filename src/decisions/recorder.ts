@@ -12,6 +12,7 @@ import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisClient } from '../redis/connection.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
+import { tellEach } from '../redis/turn-waiters.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
 import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
@@ -167,7 +168,7 @@ export class DecisionRecorder {
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
       if (json === '') {
-        tellAll(turn.waiters, false);
+        tellEach(turn.waiters, (waiter) => waiter.recorded(false));
         return;
       }
       commands.push(['set', this.keys.snapshotManifest(version), json, 'NX']);
@@ -190,7 +191,7 @@ export class DecisionRecorder {
       this.knownManifests.clear();
       this.expiring.clear();
     }
-    tellAll(turn.waiters, ok);
+    tellEach(turn.waiters, (waiter) => waiter.recorded(ok));
   }
 
   /** True when every command succeeded (sendKeyed rejects on the first error). */
@@ -198,16 +199,5 @@ export class DecisionRecorder {
     // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands.
     await sendKeyed(this.redis, commands, { corked: true });
     return true;
-  }
-}
-
-/** Tells every waiter of a turn; one that throws (a bug: waiters answer their own failures) cannot strand the rest. */
-function tellAll(waiters: readonly RecordWaiter[], ok: boolean): void {
-  for (let index = 0; index < waiters.length; index += 1) {
-    try {
-      (waiters[index] as RecordWaiter).recorded(ok);
-    } catch {
-      // Nothing left to tell this waiter; the others still get their answer.
-    }
   }
 }

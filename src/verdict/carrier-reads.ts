@@ -12,6 +12,7 @@
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import type { EndOfTurn } from '../redis/end-of-turn.js';
 import { luaScripts } from '../redis/scripts.js';
+import { tellEach } from '../redis/turn-waiters.js';
 
 /** A check waiting for its carrier read: told exactly once, and must not throw (it answers its own failures). */
 export interface CarrierReadWaiter {
@@ -63,22 +64,12 @@ export class CarrierReads {
       const reading = buckets.length === 1 || isCluster(this.redis)
         ? Promise.all(buckets.map((bucket, index) => this.redis.hget(bucket, mcs[index] as string)))
         : luaScripts.carrierRead(this.redis, buckets, mcs);
-      reading.then((found) => tellAll(waiters, found, null), (error: unknown) => tellAll(waiters, null, error));
+      reading.then(
+        (found) => tellEach(waiters, (waiter, index) => waiter.carrierRead(found[index] ?? null)),
+        (error: unknown) => tellEach(waiters, (waiter) => waiter.carrierReadFailed(error)),
+      );
     } catch (error) {
-      tellAll(waiters, null, error);
-    }
-  }
-}
-
-/** Tells every waiter of a turn; one that throws (a bug: waiters answer their own failures) cannot strand the rest. */
-function tellAll(waiters: readonly CarrierReadWaiter[], found: ReadonlyArray<string | null> | null, error: unknown): void {
-  for (let index = 0; index < waiters.length; index += 1) {
-    const waiter = waiters[index] as CarrierReadWaiter;
-    try {
-      if (found === null) waiter.carrierReadFailed(error);
-      else waiter.carrierRead(found[index] ?? null);
-    } catch {
-      // Nothing left to tell this waiter; the others still get their reads.
+      tellEach(waiters, (waiter) => waiter.carrierReadFailed(error));
     }
   }
 }
