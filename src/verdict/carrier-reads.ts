@@ -44,11 +44,6 @@ export class CarrierReads {
     turn.waiters.push(waiter);
   }
 
-  /** readFor as a promise: the encoded record of `mc` in `bucket`, or null; rejects when Redis could not be read. */
-  read(bucket: string, mc: string): Promise<string | null> {
-    return new Promise((resolve, reject) => this.readFor(bucket, mc, { carrierRead: resolve, carrierReadFailed: reject }));
-  }
-
   private startTurn(): ReadTurn {
     const turn: ReadTurn = { buckets: [], mcs: [], waiters: [] };
     this.turn = turn;

@@ -448,11 +448,6 @@ export class EligibilityService {
     this.begin(mc, backendOk, context, waiter);
   }
 
-  /** checkInto as a promise. */
-  check(mc: string, backendOk: boolean, context: RecordContext): Promise<Verdict> {
-    return new Promise((resolve, reject) => this.begin(mc, backendOk, context, { checked: resolve, checkFailed: reject }));
-  }
-
   /**
    * Verdict for a normalised MC number, not recorded. `backendOk` lets the caller pass in what it already learned
    * on this request (the budget draw is a Redis call too), so a failure there degrades the verdict as well.
@@ -461,7 +456,7 @@ export class EligibilityService {
     return new Promise((resolve, reject) => this.begin(mc, backendOk, null, { checked: resolve, checkFailed: reject }));
   }
 
-  /** Withdraws the record of a verdict check() gave but the caller did not answer with (see DecisionRecorder.withdraw). */
+  /** Withdraws the record of a verdict checkInto() gave but the caller did not answer with (see DecisionRecorder.withdraw). */
   withdraw(verdict: Verdict): void {
     if (this.recorder !== null && !unrecorded.has(verdict)) this.recorder.withdraw(verdict);
   }

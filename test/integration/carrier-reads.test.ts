@@ -22,6 +22,11 @@ afterAll(async () => {
   await t.stop();
 });
 
+/** One read as a promise: its record, or null; rejects when Redis could not be read. */
+const readOne = (reads: CarrierReads, bucket: string, mc: string): Promise<string | null> => new Promise((resolve, reject) => {
+  reads.readFor(bucket, mc, { carrierRead: resolve, carrierReadFailed: reject });
+});
+
 describe('CarrierReads', () => {
   it('sends one turn\'s reads as one script call and gives each read its own record', async () => {
     const client = createRedis(t.config.REDIS_URL, 'request-path');
@@ -31,7 +36,7 @@ describe('CarrierReads', () => {
       const take = countCommands(client);
       const reads = new CarrierReads(client, new EndOfTurn(client));
       const wanted = [...known.slice(0, 20), '999991', '999992', ...known.slice(20), '999993'];
-      const found = await Promise.all(wanted.map((mc) => reads.read(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      const found = await Promise.all(wanted.map((mc) => readOne(reads, t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
       const direct = await Promise.all(wanted.map((mc) => t.redis.hget(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
       expect(found).toEqual(direct);
       expect(found.filter((record) => record === null)).toHaveLength(3);
@@ -40,7 +45,7 @@ describe('CarrierReads', () => {
       expect((sent.evalsha ?? 0) + (sent.eval ?? 0)).toBe(1);
 
       // A turn with a single read sends a plain HGET.
-      expect(await reads.read(t.keys.carrierBucket(version, carrierBucket(known[0] as string)), known[0] as string)).toBe(direct[0]);
+      expect(await readOne(reads, t.keys.carrierBucket(version, carrierBucket(known[0] as string)), known[0] as string)).toBe(direct[0]);
       expect(take()).toEqual({ hget: 1 });
     } finally {
       client.disconnect();
@@ -81,7 +86,7 @@ describe('CarrierReads', () => {
     const dead = createRedis(`redis://127.0.0.1:${await freePort()}`, 'request-path', 100);
     try {
       const reads = new CarrierReads(dead, new EndOfTurn(dead));
-      const results = await Promise.allSettled(known.slice(0, 3).map((mc) => reads.read(t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
+      const results = await Promise.allSettled(known.slice(0, 3).map((mc) => readOne(reads, t.keys.carrierBucket(version, carrierBucket(mc)), mc)));
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
     } finally {
       dead.disconnect();
