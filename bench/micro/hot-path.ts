@@ -17,6 +17,7 @@ import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-co
 import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
+import { Command } from 'ioredis';
 import { measure, report, type MicroResult } from './harness.js';
 
 const nowMs = Date.now();
@@ -76,6 +77,9 @@ const [beforeId = '', afterId = ''] = extraJson.split(verdict.decision_id);
 const logParts: LinePart[] = [Buffer.from(beforeId), verdict.decision_id, Buffer.from(afterId)];
 const metrics = new Metrics({ redisUp: true, snapshot: null, ruleset: null } as unknown as LiveState);
 
+const hsetArgs = ['bench:decisions:1764000000', ...Array.from({ length: 44 }, (_, index) => [decisionId(nowMs + index), encodeRecord(verdict, recordContext)]).flat()];
+const NO_ARGS: string[] = [];
+
 const results: MicroResult[] = [
   measure('decide(): found, clean (preferred)', () => decide(clean)),
   measure('decide(): found, two hard stops (blocked)', () => decide(blocked)),
@@ -113,6 +117,16 @@ const results: MicroResult[] = [
   measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
   measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),
+  // A turn's record HSET at ~44 cache-hot checks: the key and two arguments per record (src/redis/flat-command.ts).
+  measure('redis: new Command(hset, 89 arguments) (reference)', () => new Command('hset', hsetArgs, { replyEncoding: 'utf8' }),
+    { note: 'ioredis copies the arguments with flat(): what sendFlat skips', batch: 2_000 }),
+  measure('redis: sendFlat\'s Command (built empty, arguments set)', () => {
+    const command = new Command('hset', NO_ARGS, { replyEncoding: 'utf8' });
+    command.args = hsetArgs;
+    return command;
+  }, { batch: 2_000 }),
+  measure('redis: 89 arguments .flat() (reference)', () => hsetArgs.flat(), { batch: 2_000 }),
+  measure('redis: 89 arguments .slice() (reference)', () => hsetArgs.slice(), { batch: 2_000 }),
 ];
 
 report('piece', results);

@@ -6,6 +6,7 @@
 // per node into one write; MOVED/ASK are then followed per command. Never a multi-key command: each entry
 // names exactly one key, so no CROSSSLOT can arise.
 import { isCluster, type RedisClient } from './connection.js';
+import { sendFlat } from './flat-command.js';
 
 export type KeyedCommand = readonly [command: string, key: string, ...args: (string | number)[]];
 
@@ -27,7 +28,12 @@ const DIRECT_MAX = 4;
 export async function sendKeyed(client: RedisClient, commands: readonly KeyedCommand[], options: { corked?: boolean } = {}): Promise<unknown[]> {
   if (commands.length === 0) return [];
   if (isCluster(client) || options.corked === true || commands.length <= DIRECT_MAX) {
-    const settled = await Promise.allSettled(commands.map(([command, ...args]) => client.call(command, ...args)));
+    // Standalone and Sentinel: each sent as built (sendFlat), without ioredis' per-argument copy (a turn's record
+    // HSET has two arguments per check); a Cluster client's generated methods auto-pipeline per node.
+    const send = isCluster(client)
+      ? ([command, ...args]: KeyedCommand) => client.call(command, ...args)
+      : ([command, ...args]: KeyedCommand) => sendFlat(client, command, args.map(String));
+    const settled = await Promise.allSettled(commands.map(send));
     return settled.map((outcome) => {
       if (outcome.status === 'rejected') throw outcome.reason;
       return outcome.value;

@@ -2,10 +2,13 @@
 // EVALSHA with the NOSCRIPT fallback, on every Cluster node as needed), names its keys by role, and decodes the
 // reply with zod here, in one place, so callers never cast what Redis sent. Every script's keys share one hash
 // tag (documented in each .lua file), so each call touches one cluster slot; the one exception, carrier-read.lua,
-// takes any number of untagged keys and is never called on a Cluster.
+// takes any number of untagged keys and is never called on a Cluster, and is sent as EVALSHA by sendFlatScript
+// rather than registered (its argument list grows with the turn: src/redis/flat-command.ts).
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { Redis } from 'ioredis';
 import type { RedisClient } from './connection.js';
+import { flatScript, sendFlatScript, type FlatScript } from './flat-command.js';
 
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
@@ -19,9 +22,14 @@ const SOURCES = {
   batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
   doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
-  // Variadic: the call's first argument is its number of keys.
-  carrierRead: { file: 'carrier-read.lua', keys: null },
 } as const;
+
+/**
+ * carrier-read.lua, sent by sendFlatScript instead of defineCommand: its argument list grows with the turn's
+ * cache-cold checks (two per check), which ioredis' generated script command would copy with flat()
+ * (src/redis/flat-command.ts). Read on first use.
+ */
+let carrierReadScript: FlatScript | null = null;
 
 type ScriptName = keyof typeof SOURCES;
 type Arg = string | number;
@@ -35,7 +43,7 @@ function raw(client: RedisClient, name: ScriptName): RawCall {
   if (!calls) {
     for (const [script, { file, keys }] of Object.entries(SOURCES)) {
       const lua = readFileSync(new URL(file, LUA_DIR), 'utf8');
-      client.defineCommand(script, keys === null ? { lua } : { numberOfKeys: keys, lua });
+      client.defineCommand(script, { numberOfKeys: keys, lua });
     }
     const commands = client as unknown as Record<ScriptName, RawCall>;
     calls = Object.fromEntries(Object.keys(SOURCES).map((script) => [script, commands[script as ScriptName].bind(client)])) as Record<ScriptName, RawCall>;
@@ -69,11 +77,12 @@ export const luaScripts = {
 
   /**
    * carrier-read.lua: HGET of every (bucket, MC number) pair in one call; one entry per pair, null where absent.
-   * Untagged keys: standalone and Sentinel only (src/verdict/carrier-reads.ts decides).
+   * Untagged keys: standalone and Sentinel only (src/verdict/carrier-reads.ts sends single HGETs on a Cluster).
    */
-  async carrierRead(client: RedisClient, buckets: readonly string[], mcs: readonly string[]): Promise<Array<string | null>> {
+  async carrierRead(client: Redis, buckets: readonly string[], mcs: readonly string[]): Promise<Array<string | null>> {
     if (buckets.length !== mcs.length) throw new Error('carrierRead: one MC number per bucket');
-    const found = carrierReadReply.parse(await raw(client, 'carrierRead')(buckets.length, ...buckets, ...mcs));
+    carrierReadScript ??= flatScript(readFileSync(new URL('carrier-read.lua', LUA_DIR), 'utf8'));
+    const found = carrierReadReply.parse(await sendFlatScript(client, carrierReadScript, [String(buckets.length), ...buckets, ...mcs]));
     if (found.length !== buckets.length) throw new Error(`carrierRead: ${found.length} replies for ${buckets.length} reads`);
     return found;
   },
