@@ -1,14 +1,52 @@
-// The carrier LRU of the snapshot being served: MC number → lookup (found, ambiguous or not found).
+// The carrier cache of the snapshot being served: MC number → lookup (found, ambiguous or not found).
 //
 // Keyed by the MC number alone and emptied when the snapshot version changes, instead of keyed by
 // `${version}:${mc}`: that key was a fresh ~45-character string concatenated and hashed on every check (0.4 % of
 // a cache-hot request and 1 % of a cache-cold one in `perf`, round 6 in bench/README.md), and entries of an older
 // version are never read again anyway.
+//
+// Two stores (round 11 in bench/README.md). Carriers the snapshot holds go to the LRU. Numbers it does not hold
+// are remembered apart, in a fixed table of numbers, so that random or mistyped MC numbers cannot hammer Redis
+// either, without taking LRU entries:
+// - a burst of unknown numbers (a roster of prospects, a scan) no longer evicts the carriers being dispatched;
+// - remembering one costs a store into a preallocated Int32Array instead of an LRU insert and eviction (a Map
+//   entry, its key string kept alive across scavenges).
+// The table is direct-mapped: a number whose slot another unknown number takes is forgotten, and costs one Redis
+// read the next time it is asked for. Only canonical numbers (1–8 digits, no leading zero: what
+// normaliseMcNumber gives) fit it; anything else goes to the LRU as before.
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
 
+/** 2^16 slots: 256 KiB. */
+const UNKNOWN_SLOT_BITS = 16;
+
+/** The number a canonical MC number spells (1–99,999,999), or 0 for anything else. */
+function canonicalNumber(mc: string): number {
+  const { length } = mc;
+  if (length < 1 || length > 8 || mc.charCodeAt(0) === 0x30) return 0;
+  let value = 0;
+  for (let index = 0; index < length; index += 1) {
+    const digit = mc.charCodeAt(index) - 0x30;
+    if (digit < 0 || digit > 9) return 0;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** The table slot of a number: a multiplicative hash, so runs of consecutive numbers spread over the table. */
+function slotOf(value: number): number {
+  return Math.imul(value, 0x9e3779b1) >>> (32 - UNKNOWN_SLOT_BITS);
+}
+
 export class CarrierCache {
   private readonly entries: LRUCache<string, CarrierLookup>;
+  /** Unknown numbers by slot (0: empty). */
+  private readonly unknown = new Int32Array(1 << UNKNOWN_SLOT_BITS);
+  /**
+   * The lookup given for a remembered unknown number: the one decodeCarrier gives every number a snapshot lacks,
+   * so a remembered number gets the very object (and verdict template) a Redis read would have given it.
+   */
+  private unknownLookup: CarrierLookup | null = null;
   private version: string | null = null;
 
   constructor(max: number) {
@@ -17,14 +55,28 @@ export class CarrierCache {
 
   /** The cached lookup of `mc` in snapshot `version`; undefined when it is not cached for that version. */
   get(version: string, mc: string): CarrierLookup | undefined {
-    return version === this.version ? this.entries.get(mc) : undefined;
+    if (version !== this.version) return undefined;
+    const cached = this.entries.get(mc);
+    if (cached !== undefined || this.unknownLookup === null) return cached;
+    const value = canonicalNumber(mc);
+    return value !== 0 && this.unknown[slotOf(value)] === value ? this.unknownLookup : undefined;
   }
 
   /** Caches a lookup read from snapshot `version`, first dropping every entry of another version. */
   set(version: string, mc: string, lookup: CarrierLookup): void {
     if (version !== this.version) {
       this.entries.clear();
+      this.unknown.fill(0);
+      this.unknownLookup = null;
       this.version = version;
+    }
+    if (lookup.kind === 'not_found' && (this.unknownLookup === null || this.unknownLookup === lookup)) {
+      const value = canonicalNumber(mc);
+      if (value !== 0) {
+        this.unknownLookup = lookup;
+        this.unknown[slotOf(value)] = value;
+        return;
+      }
     }
     this.entries.set(mc, lookup);
   }

@@ -25,14 +25,75 @@ describe('CarrierCache: the LRU of the snapshot being served', () => {
     expect(cache.get('v2', '43')).toBeUndefined();
   });
 
-  it('keeps at most `max` numbers, evicting the least recently used', () => {
+  it('keeps at most `max` carriers, evicting the least recently used', () => {
     const cache = new CarrierCache(2);
-    cache.set('v1', '1', notFound);
-    cache.set('v1', '2', notFound);
-    expect(cache.get('v1', '1')).toBe(notFound);
-    cache.set('v1', '3', notFound);
+    const [one, two, three] = ['1', '2', '3'].map((mc): CarrierLookup => ({ kind: 'ambiguous', mc, dot_numbers: ['7', '8'] }));
+    cache.set('v1', '1', one as CarrierLookup);
+    cache.set('v1', '2', two as CarrierLookup);
+    expect(cache.get('v1', '1')).toBe(one);
+    cache.set('v1', '3', three as CarrierLookup);
     expect(cache.get('v1', '2')).toBeUndefined();
-    expect(cache.get('v1', '1')).toBe(notFound);
-    expect(cache.get('v1', '3')).toBe(notFound);
+    expect(cache.get('v1', '1')).toBe(one);
+    expect(cache.get('v1', '3')).toBe(three);
+  });
+});
+
+describe('CarrierCache: numbers the snapshot does not hold', () => {
+  it('remembers thousands of unknown numbers without evicting a single carrier from a small LRU', () => {
+    const cache = new CarrierCache(2);
+    cache.set('v1', '42', ambiguous);
+    const unknown = Array.from({ length: 5_000 }, (_, index) => String(1_000_000 + index * 7));
+    for (const mc of unknown) cache.set('v1', mc, notFound);
+    expect(cache.get('v1', '42')).toBe(ambiguous);
+    // Direct-mapped: a few may share a slot with a later one and be forgotten (one Redis read again); most stay.
+    const remembered = unknown.filter((mc) => cache.get('v1', mc) === notFound);
+    expect(remembered.length).toBeGreaterThan(4_800);
+    expect(cache.get('v1', '1000001')).toBeUndefined();
+  });
+
+  it('gives back the very lookup object it was given, so a remembered number gets the same verdict template', () => {
+    const cache = new CarrierCache(10);
+    cache.set('v1', '777', notFound);
+    expect(cache.get('v1', '777')).toBe(notFound);
+  });
+
+  it('forgets a number whose slot a later unknown number takes', () => {
+    const cache = new CarrierCache(10);
+    cache.set('v1', '5', notFound);
+    // Find another number of the same slot by trying: the table has 65,536 slots.
+    let rival = 6;
+    for (; rival < 50_000_000; rival += 1) {
+      cache.set('v2', '5', notFound);
+      cache.set('v2', String(rival), notFound);
+      if (cache.get('v2', '5') === undefined) break;
+    }
+    expect(cache.get('v2', '5')).toBeUndefined();
+    expect(cache.get('v2', String(rival))).toBe(notFound);
+  });
+
+  it('keeps numbers that are not canonical (leading zero, letters, too long) in the LRU, evicted as before', () => {
+    const cache = new CarrierCache(2);
+    for (const mc of ['0123', 'MC-9', '123456789']) cache.set('v1', mc, notFound);
+    expect(cache.get('v1', '0123')).toBeUndefined();
+    expect(cache.get('v1', 'MC-9')).toBe(notFound);
+    expect(cache.get('v1', '123456789')).toBe(notFound);
+    expect(cache.get('v1', '123')).toBeUndefined();
+  });
+
+  it('forgets every unknown number when the snapshot version changes', () => {
+    const cache = new CarrierCache(10);
+    cache.set('v1', '555', notFound);
+    cache.set('v2', '42', ambiguous);
+    expect(cache.get('v2', '555')).toBeUndefined();
+    expect(cache.get('v1', '555')).toBeUndefined();
+  });
+
+  it('keeps a second, different not-found object in the LRU rather than answer with the first one', () => {
+    const cache = new CarrierCache(10);
+    const other: CarrierLookup = { kind: 'not_found' };
+    cache.set('v1', '11', notFound);
+    cache.set('v1', '12', other);
+    expect(cache.get('v1', '11')).toBe(notFound);
+    expect(cache.get('v1', '12')).toBe(other);
   });
 });
