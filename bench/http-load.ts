@@ -28,6 +28,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { parseAllDocuments } from 'yaml';
 import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../src/core/ruleset.js';
@@ -158,15 +159,20 @@ interface Child {
 const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
 /**
- * The API pods' Node options (NODE_OPTIONS in k8s/api.yaml): every server of the bench runs with them, the service
- * as production starts it and the others on the same terms (BENCH_K8S_NODE_OPTIONS=0: none).
+ * The API pods' Node options (k8s/api.yaml: the API container's NODE_OPTIONS and the node flags of its command):
+ * every server of the bench runs with them, the service as production starts it and the others on the same terms
+ * (BENCH_K8S_NODE_OPTIONS=0: none).
  */
 function apiNodeOptions(): string[] {
   if (env.BENCH_K8S_NODE_OPTIONS === '0') return [];
-  const manifest = readFileSync(`${ROOT}/k8s/api.yaml`, 'utf8');
-  const value = /- name: NODE_OPTIONS\s+value: (.+)/.exec(manifest)?.[1];
-  if (value === undefined) throw new Error('k8s/api.yaml: no NODE_OPTIONS for the API container');
-  return value.trim().split(/\s+/);
+  const deployment = parseAllDocuments(readFileSync(`${ROOT}/k8s/api.yaml`, 'utf8')).map((document) => document.toJS() as unknown)
+    .find((doc) => (doc as { kind?: string } | null)?.kind === 'Deployment') as
+    { spec: { template: { spec: { containers: Array<{ name: string; command?: string[]; env?: Array<{ name: string; value?: string }> }> } } } } | undefined;
+  const api = deployment?.spec.template.spec.containers.find((container) => container.name === 'api');
+  const nodeOptions = api?.env?.find((entry) => entry.name === 'NODE_OPTIONS')?.value;
+  if (api === undefined || nodeOptions === undefined) throw new Error('k8s/api.yaml: no NODE_OPTIONS for the API container');
+  const flags = api.command?.[0] === 'node' ? api.command.slice(1, -1) : [];
+  return [...nodeOptions.trim().split(/\s+/), ...flags];
 }
 const API_NODE_OPTIONS = apiNodeOptions();
 

@@ -2,6 +2,7 @@
 // Debian base (the uWS republish loads on Node 20 + glibc only), a runtime stage with production dependencies and
 // compiled JavaScript only, a numeric non-root user; compose's Redis keeps its data (AOF) and never evicts;
 // engines and .nvmrc name the Node version that works.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -101,6 +102,11 @@ describe('compose.yaml', () => {
       expect(service?.user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
       expect(service?.environment?.ROLE).toBe(role);
       expect(service?.environment?.NODE_OPTIONS).toMatch(/--max-old-space-size=\d+/);
+      // Node 20 refuses to start with most V8 options in NODE_OPTIONS: this node binary must start with it.
+      const run = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
+        env: { ...process.env, NODE_OPTIONS: service?.environment?.NODE_OPTIONS }, encoding: 'utf8',
+      });
+      expect({ name, stderr: run.stderr, status: run.status }).toEqual({ name, stderr: '', status: 0 });
     }
   });
 
