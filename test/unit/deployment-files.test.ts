@@ -102,8 +102,12 @@ describe('compose.yaml', () => {
       expect(service?.user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
       expect(service?.environment?.ROLE).toBe(role);
       expect(service?.environment?.NODE_OPTIONS).toMatch(/--max-old-space-size=\d+/);
-      // Node 20 refuses to start with most V8 options in NODE_OPTIONS: this node binary must start with it.
-      const run = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
+      // Node 20 refuses to start with most V8 options in NODE_OPTIONS: this node binary must start with it and with
+      // the service's node flags (the api's command: the image's CMD with V8 flags added).
+      const command = service?.command;
+      const flags = Array.isArray(command) && command[0] === 'node' ? command.slice(1, -1) : [];
+      if (Array.isArray(command)) expect({ name, entry: command.at(-1) }).toEqual({ name, entry: 'dist/src/main.js' });
+      const run = spawnSync(process.execPath, [...flags, '-e', 'process.exit(0)'], {
         env: { ...process.env, NODE_OPTIONS: service?.environment?.NODE_OPTIONS }, encoding: 'utf8',
       });
       expect({ name, stderr: run.stderr, status: run.status }).toEqual({ name, stderr: '', status: 0 });
