@@ -16,22 +16,10 @@
 // normaliseMcNumber gives) fit it; anything else goes to the LRU as before.
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
+import { canonicalMcValue } from '../core/mc-number.js';
 
 /** 2^16 slots: 256 KiB. */
 const UNKNOWN_SLOT_BITS = 16;
-
-/** The number a canonical MC number spells (1–99,999,999), or 0 for anything else. */
-function canonicalNumber(mc: string): number {
-  const { length } = mc;
-  if (length < 1 || length > 8 || mc.charCodeAt(0) === 0x30) return 0;
-  let value = 0;
-  for (let index = 0; index < length; index += 1) {
-    const digit = mc.charCodeAt(index) - 0x30;
-    if (digit < 0 || digit > 9) return 0;
-    value = value * 10 + digit;
-  }
-  return value;
-}
 
 /** The table slot of a number: a multiplicative hash, so runs of consecutive numbers spread over the table. */
 function slotOf(value: number): number {
@@ -58,7 +46,7 @@ export class CarrierCache {
     if (version !== this.version) return undefined;
     const cached = this.entries.get(mc);
     if (cached !== undefined || this.unknownLookup === null) return cached;
-    const value = canonicalNumber(mc);
+    const value = canonicalMcValue(mc);
     return value !== 0 && this.unknown[slotOf(value)] === value ? this.unknownLookup : undefined;
   }
 
@@ -71,7 +59,7 @@ export class CarrierCache {
       this.version = version;
     }
     if (lookup.kind === 'not_found' && (this.unknownLookup === null || this.unknownLookup === lookup)) {
-      const value = canonicalNumber(mc);
+      const value = canonicalMcValue(mc);
       if (value !== 0) {
         this.unknownLookup = lookup;
         this.unknown[slotOf(value)] = value;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseDocket, normaliseDotNumber, normaliseMcNumber } from '../../src/core/mc-number.js';
+import { canonicalMcValue, normaliseDocket, normaliseDotNumber, normaliseMcNumber } from '../../src/core/mc-number.js';
 
 describe('normaliseMcNumber', () => {
   it.each([
@@ -49,6 +49,23 @@ describe('normaliseMcNumber: the canonical-form shortcut', () => {
     }
     // The shortcut must actually be taken often, or this proves nothing about it.
     expect(canonical).toBeGreaterThan(500);
+  });
+});
+
+describe('canonicalMcValue', () => {
+  it('gives the number of a canonical MC number, and 0 for anything normaliseMcNumber would change or refuse', () => {
+    expect(canonicalMcValue('1')).toBe(1);
+    expect(canonicalMcValue('123456')).toBe(123_456);
+    expect(canonicalMcValue('99999999')).toBe(99_999_999);
+    for (const raw of ['', '0', '0123', 'MC123', '123456789', '12a', ' 12', '-12', '\u0663']) expect(canonicalMcValue(raw), raw).toBe(0);
+  });
+
+  it('is non-zero exactly when normaliseMcNumber gives the string back unchanged', () => {
+    for (let value = 1; value < 100_000; value += 97) {
+      for (const raw of [String(value), `0${value}`, `MC${value}`]) {
+        expect(canonicalMcValue(raw) !== 0, raw).toBe(normaliseMcNumber(raw) === raw);
+      }
+    }
   });
 });
 
