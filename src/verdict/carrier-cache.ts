@@ -17,6 +17,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
 import { canonicalMcValue } from '../core/mc-number.js';
+import { NOT_FOUND } from '../store/carrier-codec.js';
 
 /** 2^16 slots: 256 KiB. */
 const UNKNOWN_SLOT_BITS = 16;
@@ -28,13 +29,11 @@ function slotOf(value: number): number {
 
 export class CarrierCache {
   private readonly entries: LRUCache<string, CarrierLookup>;
-  /** Unknown numbers by slot (0: empty). */
-  private readonly unknown = new Int32Array(1 << UNKNOWN_SLOT_BITS);
   /**
-   * The lookup given for a remembered unknown number: the one decodeCarrier gives every number a snapshot lacks,
-   * so a remembered number gets the very object (and verdict template) a Redis read would have given it.
+   * Unknown numbers by slot (0: empty). A remembered number is answered with NOT_FOUND, the one lookup object
+   * decodeCarrier gives every number a snapshot lacks: the very object (and verdict template) a Redis read gives.
    */
-  private unknownLookup: CarrierLookup | null = null;
+  private readonly unknown = new Int32Array(1 << UNKNOWN_SLOT_BITS);
   private version: string | null = null;
 
   constructor(max: number) {
@@ -45,9 +44,9 @@ export class CarrierCache {
   get(version: string, mc: string): CarrierLookup | undefined {
     if (version !== this.version) return undefined;
     const cached = this.entries.get(mc);
-    if (cached !== undefined || this.unknownLookup === null) return cached;
+    if (cached !== undefined) return cached;
     const value = canonicalMcValue(mc);
-    return value !== 0 && this.unknown[slotOf(value)] === value ? this.unknownLookup : undefined;
+    return value !== 0 && this.unknown[slotOf(value)] === value ? NOT_FOUND : undefined;
   }
 
   /** Caches a lookup read from snapshot `version`, first dropping every entry of another version. */
@@ -55,13 +54,11 @@ export class CarrierCache {
     if (version !== this.version) {
       this.entries.clear();
       this.unknown.fill(0);
-      this.unknownLookup = null;
       this.version = version;
     }
-    if (lookup.kind === 'not_found' && (this.unknownLookup === null || this.unknownLookup === lookup)) {
+    if (lookup === NOT_FOUND) {
       const value = canonicalMcValue(mc);
       if (value !== 0) {
-        this.unknownLookup = lookup;
         this.unknown[slotOf(value)] = value;
         return;
       }

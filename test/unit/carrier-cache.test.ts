@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CarrierLookup } from '../../src/core/carrier.js';
+import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { CarrierCache } from '../../src/verdict/carrier-cache.js';
 
-const notFound: CarrierLookup = { kind: 'not_found' };
+/** The lookup decodeCarrier gives every number a snapshot lacks. */
+const notFound: CarrierLookup = NOT_FOUND;
 const ambiguous: CarrierLookup = { kind: 'ambiguous', mc: '42', dot_numbers: ['1', '2'] };
 
 describe('CarrierCache: the LRU of the snapshot being served', () => {
@@ -51,7 +53,7 @@ describe('CarrierCache: numbers the snapshot does not hold', () => {
     expect(cache.get('v1', '1000001')).toBeUndefined();
   });
 
-  it('gives back the very lookup object it was given, so a remembered number gets the same verdict template', () => {
+  it('gives back the shared not-found lookup, so a remembered number gets the same verdict template', () => {
     const cache = new CarrierCache(10);
     cache.set('v1', '777', notFound);
     expect(cache.get('v1', '777')).toBe(notFound);
