@@ -12,7 +12,8 @@
 // BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also
 // naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
-// (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict),
+// (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
+// (1: the peers' verdicts and records carry the evidence, as the service's do; 0: dropped, the peers before round 12),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
 // node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window),
@@ -51,6 +52,7 @@ const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,floor,hot,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
+const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 // A carrier of the snapshot with a clean record (12345 % 7 ≠ 0): an eligible verdict with its evidence, the
 // common answer. (Runs before 2026-11-23 used 123456, which is outside the 100,000-carrier snapshot: not found.)
 const HOT_MC = env.BENCH_HOT_MC ?? '12345';
@@ -466,8 +468,19 @@ async function seed(redis: Redis, keys: RedisKeys): Promise<{ hotKey: string; ex
   return { hotKey: await issue(1_000_000_000), exactKey: await issue(EXACT_BUDGET) };
 }
 
-/** The verdict fields every server must agree on (the spec's ten plus mc_number and carrier; ids and times vary). */
-const COMPARED_FIELDS = ['eligible', 'found', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'mc_number', 'carrier'];
+/**
+ * The verdict fields every server must agree on: the spec's ten plus mc_number, carrier and (unless the peers run
+ * with BENCH_PEER_EVIDENCE=0) the evidence; ids and times vary.
+ */
+const COMPARED_FIELDS = ['eligible', 'found', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'mc_number', 'carrier',
+  ...(PEER_EVIDENCE === '1' ? ['evidence'] : [])];
+
+/** JSON with every object's members in name order: the servers need not agree on member order, only on content. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_name, member: unknown) => (member !== null && typeof member === 'object' && !Array.isArray(member)
+    ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : member));
+}
 
 /** Length of the service's cache-hot answer body. */
 async function verdictLength(port: number, apiKey: string): Promise<number> {
@@ -479,8 +492,8 @@ async function verdictLength(port: number, apiKey: string): Promise<number> {
 
 /**
  * Every server must give the same answer before its speed means anything: status, the contract's headers and the
- * verdict fields above. Additive fields only the service has (evidence) are named, not compared: the peers do
- * not build them, which the README says next to the table.
+ * verdict fields above. A field only some servers return (the evidence, with BENCH_PEER_EVIDENCE=0) is named in
+ * the results, not compared.
  */
 async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems: string[]; serviceOnly: string[] }> {
   const problems: string[] = [];
@@ -495,7 +508,7 @@ async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems
     for (const name of Object.keys(body)) if (!COMPARED_FIELDS.includes(name) && !['decision_id', 'evaluated_at', 'cache_hit'].includes(name)) serviceOnly.add(name);
     const stable = Object.fromEntries(COMPARED_FIELDS.map((name) => [name, body[name]]));
     const headers = ['content-type', 'cache-control', 'x-request-id', 'ratelimit-policy', 'ratelimit'].map((name) => `${name}:${response.headers.has(name)}`);
-    const shape = JSON.stringify({ status: response.status, headers, stable });
+    const shape = canonicalJson({ status: response.status, headers, stable });
     reference ??= { scenario: target.scenario, shape };
     if (shape !== reference.shape) problems.push(`${target.scenario} answers ${shape}\n  but ${reference.scenario} answers ${reference.shape}`);
   }
@@ -545,6 +558,7 @@ async function main(): Promise<void> {
   const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
+    + `peers send evidence: ${PEER_EVIDENCE === '1' ? 'yes' : 'no'}, `
     + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`
     + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`;
   process.stdout.write(`bench: ${header}\n`);
@@ -602,7 +616,7 @@ async function main(): Promise<void> {
       children.push(floor);
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
     }
-    const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS };
+    const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS, PEER_EVIDENCE };
     for (const [name, script, label] of [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const) {
       if (!SCENARIOS.has(name) && !SCENARIOS.has(`${name}-cold`)) continue;
       const peer = await Server.start(serverScript(compiled, ROOT, script), peerEnv);
@@ -655,7 +669,7 @@ async function main(): Promise<void> {
   writeFileSync(`${stem.pathname}.md`, markdown);
   writeFileSync(`${stem.pathname}.json`, `${JSON.stringify({
     at: new Date().toISOString(), node: process.version, cpus: CPUS, connections: CONNECTIONS, durationSeconds: DURATION,
-    repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1',
+    repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1', peerEvidence: PEER_EVIDENCE === '1',
     rows: rows.map(({ scenario, median, ratio, cpuRange, cpuToRaw, cpuMedian }) => ({ scenario, ratio, cpuRange, cpuToRaw, cpuMedian, median })), runs, exact, answerProblems, serviceOnly,
   }, null, 2)}\n`);
   process.stdout.write(`results: ${stem.pathname}.md and .json\n`);

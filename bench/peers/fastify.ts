@@ -20,6 +20,41 @@ declare module 'fastify' {
 }
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
+/** A reason's facts and rule thresholds: values of several types, serialised as they are. */
+const factsSchema = { type: 'object', additionalProperties: true } as const;
+const evidenceSchema = {
+  type: 'object',
+  properties: {
+    snapshot_version: nullable('string'),
+    reasons: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          reason: { type: 'string' }, source: { type: 'string' }, record_id: nullable('string'), facts: factsSchema,
+          rule: { type: ['object', 'null'], additionalProperties: true },
+        },
+      },
+    },
+    sources: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          source: { type: 'string' }, present: { type: 'boolean' }, as_of: nullable('string'), as_of_from: nullable('string'),
+          ingested_at: nullable('string'), rows: { type: 'integer' },
+          files: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, sha256: nullable('string'), bytes: nullable('integer'), rows: nullable('integer') },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
 const verdictSchema = {
   type: 'object',
   properties: {
@@ -31,6 +66,7 @@ const verdictSchema = {
       type: ['object', 'null'],
       properties: { dot_number: nullable('string'), legal_name: { type: 'string' }, dba_name: nullable('string') },
     },
+    evidence: evidenceSchema,
   },
 } as const;
 

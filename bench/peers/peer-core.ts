@@ -6,7 +6,9 @@
 // would have: SHA-256 of the presented secret on every request, one rate-limiter-flexible Redis call per
 // request, lru-cache for key records and carriers, uuid v7 ids, a fresh verdict object serialised per request,
 // a labelled prom-client counter, and, with PEER_RECORDS=1 (default), one awaited Redis SET per decision record.
-// What it does NOT do is any of the service's caching of work across requests.
+// With PEER_EVIDENCE=1 (default) the verdict carries decide()'s evidence, as the service's does (interface 1.1), so
+// the answer and the record are the service's in full; PEER_EVIDENCE=0 is the peers before round 12, which built
+// the evidence and dropped it. What it does NOT do is any of the service's caching of work across requests.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -18,6 +20,7 @@ import { checkKey, parseApiKey, type StoredApiKey } from '../../src/auth/api-key
 import { fromHashFields } from '../../src/auth/key-store.js';
 import type { CarrierLookup } from '../../src/core/carrier.js';
 import { decide } from '../../src/core/decide.js';
+import type { Evidence } from '../../src/core/evidence.js';
 import { normaliseMcNumber } from '../../src/core/mc-number.js';
 import { LiveState } from '../../src/state/live-state.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
@@ -38,6 +41,8 @@ export interface PeerVerdict {
   cache_hit: boolean;
   mc_number: string;
   carrier: { dot_number: string | null; legal_name: string; dba_name: string | null } | null;
+  /** Absent with PEER_EVIDENCE=0. */
+  evidence?: Evidence;
 }
 
 export interface PeerProblem {
@@ -65,6 +70,7 @@ export class PeerCore {
   private readonly verdicts: Counter;
   readonly registry = new Registry();
   readonly records = process.env.PEER_RECORDS !== '0';
+  readonly evidence = process.env.PEER_EVIDENCE !== '0';
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -158,6 +164,7 @@ export class PeerCore {
       eligible: decision.eligible, found: decision.found, tier: decision.tier, reasons: decision.reasons, degraded: decision.degraded,
       decision_id: uuidv7(), ruleset_version: decision.ruleset_version, data_as_of: decision.data_as_of,
       evaluated_at: new Date(nowMs).toISOString(), cache_hit: cacheHit && !decision.degraded, mc_number: mc, carrier: decision.carrier,
+      evidence: this.evidence ? decision.evidence : undefined,
     };
     this.verdicts.labels(verdict.tier ?? 'none', String(verdict.degraded), String(verdict.cache_hit)).inc();
     return verdict;
