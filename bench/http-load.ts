@@ -40,6 +40,7 @@ import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
 import type { ChildStats } from './child-stats.js';
+import { goalsTable, issueGoals } from './goals.js';
 
 const env = process.env;
 const require = createRequire(import.meta.url);
@@ -648,6 +649,9 @@ async function main(): Promise<void> {
   }
 
   const rows = summarise(runs);
+  const goals = issueGoals(runs, {
+    raw: RAW, hot: 'service, cache-hot', cold: 'service, cache-cold', naive: 'naive uWS full path, cache-hot', fastify: 'Fastify full path, cache-hot',
+  });
   const exactLine = exact
     ? `Budget exactness: budget ${exact.budget}, ${3 * exact.budget} requests at ${CONNECTIONS} connections → `
       + `${exact.admitted} × 200, ${exact.limited} × 429, ${exact.other} other: ${exact.ok ? '**exact**' : '**NOT EXACT**'}`
@@ -659,8 +663,10 @@ async function main(): Promise<void> {
     '',
     exactLine,
     answerProblems.length === 0
-      ? `Same answer check: every server gave the same status, headers and verdict fields${serviceOnly.length > 0 ? ` (fields only some servers return, not compared: ${serviceOnly.join(', ')})` : ''}.`
+      ? `Same answer check: every server gave the same status, headers and verdict fields${COMPARED_FIELDS.includes('evidence') ? ', evidence included' : ''}${serviceOnly.length > 0 ? ` (fields only some servers return, not compared: ${serviceOnly.join(', ')})` : ''}.`
       : `Same answer check FAILED:\n${answerProblems.join('\n')}`,
+    '',
+    goalsTable(goals),
     '',
   ].join('\n');
   process.stdout.write(`\n${markdown}`);
@@ -670,7 +676,7 @@ async function main(): Promise<void> {
   writeFileSync(`${stem.pathname}.json`, `${JSON.stringify({
     at: new Date().toISOString(), node: process.version, cpus: CPUS, connections: CONNECTIONS, durationSeconds: DURATION,
     repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1', peerEvidence: PEER_EVIDENCE === '1',
-    rows: rows.map(({ scenario, median, ratio, cpuRange, cpuToRaw, cpuMedian }) => ({ scenario, ratio, cpuRange, cpuToRaw, cpuMedian, median })), runs, exact, answerProblems, serviceOnly,
+    rows: rows.map(({ scenario, median, ratio, cpuRange, cpuToRaw, cpuMedian }) => ({ scenario, ratio, cpuRange, cpuToRaw, cpuMedian, median })), runs, exact, answerProblems, serviceOnly, goals,
   }, null, 2)}\n`);
   process.stdout.write(`results: ${stem.pathname}.md and .json\n`);
   if ((exact && !exact.ok) || answerProblems.length > 0) process.exitCode = 1;

@@ -1,0 +1,92 @@
+// Issue 10's goals, read off one bench run (bench/http-load.ts), so every results file says which it met. Ratios
+// are taken within a round (servers measured back to back) and the median over rounds is what is judged: on this
+// VM the machine's state can change between rounds (bench/README.md, round 12), so a ratio of two medians taken
+// from different rounds can mix two states. The per-round values are listed beside it.
+
+/** What a goal needs of one server's run. */
+export interface GoalRun {
+  scenario: string;
+  round: number;
+  requestsPerSecond: number;
+  cpuMicrosPerRequest: number;
+  p99Ms: number;
+}
+
+/** The rows the goals compare (the bench's scenario labels). */
+export interface GoalScenarios {
+  raw: string;
+  hot: string;
+  cold: string;
+  naive: string;
+  fastify: string;
+}
+
+export interface GoalResult {
+  goal: string;
+  /** Median over the rounds that measured both sides; null when this run did not measure them. */
+  median: number | null;
+  perRound: number[];
+  /** null: not measured in this run. */
+  met: boolean | null;
+}
+
+type Measure = (run: GoalRun, other: GoalRun | undefined) => number | null;
+
+interface Goal {
+  goal: string;
+  row: keyof GoalScenarios;
+  /** The row it is compared with in the same round, if any. */
+  against?: keyof GoalScenarios;
+  measure: Measure;
+  met: (value: number) => boolean;
+}
+
+const reqRatio: Measure = (run, other) => (other ? run.requestsPerSecond / other.requestsPerSecond : null);
+
+const GOALS: readonly Goal[] = [
+  { goal: 'cache-hot ≥ 0.5 of raw uWS req/s', row: 'hot', against: 'raw', measure: reqRatio, met: (value) => value >= 0.5 },
+  {
+    goal: 'cache-hot CPU per request ≤ 2× raw uWS', row: 'hot', against: 'raw',
+    measure: (run, raw) => (raw ? run.cpuMicrosPerRequest / raw.cpuMicrosPerRequest : null), met: (value) => value <= 2,
+  },
+  { goal: 'cache-hot ≥ 2.5× naive uWS full path req/s', row: 'hot', against: 'naive', measure: reqRatio, met: (value) => value >= 2.5 },
+  { goal: 'cache-hot ≥ 5× Fastify full path req/s', row: 'hot', against: 'fastify', measure: reqRatio, met: (value) => value >= 5 },
+  { goal: 'cache-cold ≥ 0.35 of raw uWS req/s', row: 'cold', against: 'raw', measure: reqRatio, met: (value) => value >= 0.35 },
+  { goal: 'cache-hot p99 < 5 ms', row: 'hot', measure: (run) => run.p99Ms, met: (value) => value < 5 },
+  { goal: 'cache-cold p99 < 5 ms', row: 'cold', measure: (run) => run.p99Ms, met: (value) => value < 5 },
+];
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+export function issueGoals(runs: readonly GoalRun[], scenarios: GoalScenarios): GoalResult[] {
+  const rounds = [...new Set(runs.map((run) => run.round))].sort((a, b) => a - b);
+  const find = (row: keyof GoalScenarios, round: number) => runs.find((run) => run.scenario === scenarios[row] && run.round === round);
+  return GOALS.map(({ goal, row, against, measure, met }) => {
+    const perRound: number[] = [];
+    for (const round of rounds) {
+      const run = find(row, round);
+      const other = against === undefined ? undefined : find(against, round);
+      if (run === undefined || (against !== undefined && other === undefined)) continue;
+      const value = measure(run, other);
+      if (value !== null && Number.isFinite(value)) perRound.push(value);
+    }
+    const value = median(perRound);
+    return { goal, median: value, perRound, met: value === null ? null : met(value) };
+  });
+}
+
+/** The goals as a markdown table. */
+export function goalsTable(results: readonly GoalResult[]): string {
+  const number = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
+  return [
+    '| goal (issue 10) | this run: median of rounds | per round | met |',
+    '|---|---:|---|---|',
+    ...results.map(({ goal, median: value, perRound, met }) => `| ${goal} | ${value === null ? 'not measured' : number(value)} | `
+      + `${perRound.map(number).join(' ')} | ${met === null ? '–' : met ? 'yes' : '**no**'} |`),
+  ].join('\n');
+}
