@@ -372,6 +372,9 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
 
 const RAW = 'raw uWS, fixed JSON';
 const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
+const HOT = 'service, cache-hot';
+const COLD = 'service, cache-cold';
+const PEERS = [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const;
 
 /**
  * Warm-up (JIT, caches, connections), then REPEAT rounds of every target back to back; ratios within a round.
@@ -586,14 +589,14 @@ async function main(): Promise<void> {
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
       hotService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
       children.push(hotService);
-      if (SCENARIOS.has('hot')) targets.push({ scenario: 'service, cache-hot', child: hotService, load: hot });
+      if (SCENARIOS.has('hot')) targets.push({ scenario: HOT, child: hotService, load: hot });
     }
     if (SCENARIOS.has('cold')) {
       // A small LRU and a key range ten times the snapshot: nearly every request is one Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
       const coldService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), { ...serviceEnv, CARRIER_CACHE_MAX: '1000' }, profile);
       children.push(coldService);
-      targets.push({ scenario: 'service, cache-cold', child: coldService, load: cold });
+      targets.push({ scenario: COLD, child: coldService, load: cold });
     }
     if (env.BENCH_BASELINE) {
       const label = `baseline ${env.BENCH_BASELINE_LABEL ?? env.BENCH_BASELINE}`;
@@ -618,7 +621,7 @@ async function main(): Promise<void> {
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
     }
     const peerEnv = { ...serviceEnv, CARRIER_CACHE_MAX: '1000', PEER_RECORDS, PEER_EVIDENCE };
-    for (const [name, script, label] of [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const) {
+    for (const [name, script, label] of PEERS) {
       if (!SCENARIOS.has(name) && !SCENARIOS.has(`${name}-cold`)) continue;
       const peer = await Server.start(serverScript(compiled, ROOT, script), peerEnv);
       children.push(peer);
@@ -650,7 +653,7 @@ async function main(): Promise<void> {
 
   const rows = summarise(runs);
   const goals = issueGoals(runs, {
-    raw: RAW, hot: 'service, cache-hot', cold: 'service, cache-cold', naive: 'naive uWS full path, cache-hot', fastify: 'Fastify full path, cache-hot',
+    raw: RAW, hot: HOT, cold: COLD, naive: `${PEERS[0][2]}, cache-hot`, fastify: `${PEERS[1][2]}, cache-hot`,
   });
   const exactLine = exact
     ? `Budget exactness: budget ${exact.budget}, ${3 * exact.budget} requests at ${CONNECTIONS} connections → `
