@@ -56,7 +56,8 @@ const GOALS: readonly Goal[] = [
   { goal: 'cache-cold p99 < 5 ms', row: 'cold', measure: (run) => run.p99Ms, met: (value) => value < 5 },
 ];
 
-function median(values: readonly number[]): number | null {
+/** The median (the mean of the middle two for an even count); null for no values. */
+export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -40,7 +40,7 @@ import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
 import type { ChildStats } from './child-stats.js';
-import { goalsTable, issueGoals } from './goals.js';
+import { goalsTable, issueGoals, median } from './goals.js';
 
 const env = process.env;
 const require = createRequire(import.meta.url);
@@ -429,14 +429,13 @@ function summarise(runs: Measurement[]): Row[] {
     const byRate = [...mine].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
     const ratios = mine.map((run) => run.ratioToRaw).filter((ratio): ratio is number => ratio !== undefined).sort((a, b) => a - b);
     const cpu = mine.map((run) => run.cpuMicrosPerRequest);
-    const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
     const cpuToRaw = mine.map((run) => run.cpuToRaw).filter((ratio): ratio is number => ratio !== undefined);
     const kernel = mine.map((run) => run.systemMicrosPerRequest).filter((micros): micros is number => micros !== null);
     return {
-      kernelMedian: kernel.length > 0 ? middle(kernel) : null,
+      kernelMedian: median(kernel),
       scenario,
-      cpuToRaw: cpuToRaw.length > 0 ? middle(cpuToRaw) : null,
-      cpuMedian: middle(cpu),
+      cpuToRaw: median(cpuToRaw),
+      cpuMedian: median(cpu) ?? Number.NaN,
       median: byRate[Math.floor(byRate.length / 2)] as Measurement,
       ratio: ratios.length > 0 ? { median: ratios[Math.floor(ratios.length / 2)] as number, min: ratios[0] as number, max: ratios[ratios.length - 1] as number } : null,
       cpuRange: { min: Math.min(...cpu), max: Math.max(...cpu) },
