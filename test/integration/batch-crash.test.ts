@@ -41,9 +41,16 @@ it('loses and duplicates no row when a worker is SIGKILLed mid-job', async () =>
     const [, , , consumers] = await t.redis.xpending(stream, WORKER_GROUP) as PendingSummary;
     return Number(consumers?.find(([name]) => name.includes(`-${pid}-`))?.[1] ?? 0);
   };
-  await waitFor(async () => ({ processed: (await jobStatus(t, key, job.job_id)).processed, held: await pendingOf(victim.pid ?? 0) }),
-    ({ processed, held }) => processed >= 800 && held > 0, 15_000);
-  const held = await pendingOf(victim.pid);
+  await waitFor(async () => (await jobStatus(t, key, job.job_id)).processed, (processed) => processed >= 800, 15_000);
+  // The victim must die holding chunks. A count read while it runs can be stale by the time the kill lands (it
+  // may record them in between), so it is frozen first (SIGSTOP: no more reads or acks) and the count read then
+  // is the one it dies with; while it holds none, it is let go on and tried again.
+  const { value: held } = await waitFor(async () => {
+    victim.kill('SIGSTOP');
+    const count = await pendingOf(victim.pid ?? 0);
+    if (count === 0) victim.kill('SIGCONT');
+    return count;
+  }, (count) => count > 0, 15_000);
   victim.kill('SIGKILL');
   await new Promise((resolve) => victim.once('exit', resolve));
 
