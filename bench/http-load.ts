@@ -9,7 +9,7 @@
 // over IPC, bench/child-stats.ts), Redis commands and Redis CPU per response (INFO commandstats / INFO cpu
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
-// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also
+// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also raw-verdict,
 // naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
@@ -371,6 +371,7 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
 }
 
 const RAW = 'raw uWS, fixed JSON';
+const RAW_VERDICT = 'raw uWS, fixed JSON of the verdict\'s length';
 const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 const HOT = 'service, cache-hot';
 const COLD = 'service, cache-cold';
@@ -503,7 +504,7 @@ async function sameAnswer(targets: Target[], apiKey: string): Promise<{ problems
   const serviceOnly = new Set<string>();
   let reference: { scenario: string; shape: string } | null = null;
   for (const target of targets) {
-    if (target.scenario === RAW || target.scenario === FLOOR) continue;
+    if (target.scenario === RAW || target.scenario === RAW_VERDICT || target.scenario === FLOOR) continue;
     const response = await fetch(`http://127.0.0.1:${target.child.port}${PATH}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: `MC-${HOT_MC}` }),
     });
@@ -612,9 +613,14 @@ async function main(): Promise<void> {
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
     }
+    // The floor and raw-verdict answer with a body as long as the service's cache-hot verdict (evidence included).
+    const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
+    if (SCENARIOS.has('raw-verdict')) {
+      const rawVerdict = await Server.start(serverScript(compiled, ROOT, 'bench/raw-uws'), { PORT: '0', RAW_BODY_BYTES: String(bytes) });
+      children.push(rawVerdict);
+      targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: RAW_VERDICT, child: rawVerdict, load: { apiKey: null, mode: 'hot' } });
+    }
     if (SCENARIOS.has('floor')) {
-      // The floor answers with a body as long as the service's cache-hot verdict (evidence included).
-      const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
       const floor = await Server.start(serverScript(compiled, ROOT, 'bench/floor-uws'), { PORT: '0', REDIS_URL: redisUrl, FLOOR_BODY_BYTES: String(bytes) });
       children.push(floor);
       targets.splice(SCENARIOS.has('raw') ? 1 : 0, 0, { scenario: FLOOR, child: floor, load: { apiKey: null, mode: 'hot' } });
