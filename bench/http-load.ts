@@ -9,7 +9,7 @@
 // over IPC, bench/child-stats.ts), Redis commands and Redis CPU per response (INFO commandstats / INFO cpu
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
-// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,floor,hot,cold,naive,fastify,exact; also raw-verdict,
+// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,raw-verdict,floor,hot,cold,naive,fastify,exact; also
 // naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
@@ -51,7 +51,7 @@ const FRESH_PROCESSES = env.BENCH_FRESH_PROCESSES === '1';
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 100_000);
 const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
-const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,floor,hot,cold,naive,fastify,exact').split(','));
+const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,raw-verdict,floor,hot,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
 const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 // A carrier of the snapshot with a clean record (12345 % 7 ≠ 0): an eligible verdict with its evidence, the
@@ -658,7 +658,7 @@ async function main(): Promise<void> {
 
   const rows = summarise(runs);
   const goals = issueGoals(runs, {
-    raw: RAW, hot: HOT, cold: COLD, naive: `${PEERS[0][2]}, cache-hot`, fastify: `${PEERS[1][2]}, cache-hot`,
+    raw: RAW, hot: HOT, cold: COLD, naive: `${PEERS[0][2]}, cache-hot`, fastify: `${PEERS[1][2]}, cache-hot`, floor: FLOOR, rawVerdict: RAW_VERDICT,
   });
   const exactLine = exact
     ? `Budget exactness: budget ${exact.budget}, ${3 * exact.budget} requests at ${CONNECTIONS} connections → `

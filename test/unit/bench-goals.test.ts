@@ -63,9 +63,24 @@ describe('issue-10 goals from one bench run', () => {
   it('renders one row per goal, unmet goals in bold, unmeasured ones as such', () => {
     const table = goalsTable(issueGoals([run('hot', 1, 30_000, 10, 7), run('raw', 1, 50_000)], SCENARIOS));
     const lines = table.split('\n');
-    expect(lines).toHaveLength(2 + 7);
+    expect(lines).toHaveLength(2 + 7 + 3);
     expect(lines).toContain('| cache-hot ≥ 0.5 of raw uWS req/s | 0.60 | 0.60 | yes |');
     expect(lines).toContain('| cache-hot p99 < 5 ms | 7.00 | 7.00 | **no** |');
     expect(lines).toContain('| cache-hot ≥ 5× Fastify full path req/s | not measured |  | – |');
+    expect(lines).toContain('| context: cache-hot CPU per request ÷ uWS floor | not measured |  | (context) |');
+  });
+
+  it('reads the context lines against the floor and the verdict-length raw row, without a verdict on them', () => {
+    const runs = [
+      run('raw', 1, 100_000, 8), run('rawVerdict', 1, 90_000, 9), run('floor', 1, 70_000, 12), run('hot', 1, 50_000, 18),
+      run('raw', 2, 100_000, 8), run('rawVerdict', 2, 90_000, 10), run('floor', 2, 70_000, 10), run('hot', 2, 50_000, 20),
+    ];
+    const results = issueGoals(runs, { ...SCENARIOS, floor: 'floor', rawVerdict: 'rawVerdict' });
+    const floor = goal(results, 'context: uWS floor');
+    expect(floor.perRound).toEqual([1.5, 1.25]);
+    expect(floor).toMatchObject({ median: 1.375, met: null, context: true });
+    expect(goal(results, 'context: cache-hot CPU per request ÷ raw uWS of').perRound).toEqual([2, 2]);
+    expect(goal(results, 'context: cache-hot CPU per request ÷ uWS floor').perRound).toEqual([1.5, 2]);
+    expect(goal(results, 'cache-hot CPU per request ≤ 2×')).toMatchObject({ median: 2.375, met: false, context: false });
   });
 });
