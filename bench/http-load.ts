@@ -16,7 +16,9 @@
 // (1: the peers' verdicts and records carry the evidence, as the service's do; 0: dropped, the peers before round 12),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
-// node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window),
+// node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window; `.` for
+// this checkout), BENCH_BASELINE_ENV (NAME=value,… given to the baseline's services only: with BENCH_BASELINE=. it
+// prices a setting, e.g. DECISION_RECORDS=off for what writing the decision records costs),
 // BENCH_FROM_SOURCE (0: the servers run compiled by tsc, as in production; 1: the .ts sources through tsx),
 // BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_K8S_NODE_OPTIONS (1: every server
 // runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
@@ -487,6 +489,17 @@ function canonicalJson(value: unknown): string {
 }
 
 /** Length of the service's cache-hot answer body. */
+/** BENCH_BASELINE_ENV's `NAME=value,…` as an environment; a malformed entry stops the bench. */
+function baselineEnv(spec: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of (spec ?? '').split(',').filter((part) => part.trim() !== '')) {
+    const match = /^\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(entry);
+    if (!match) throw new Error(`BENCH_BASELINE_ENV: "${entry}" is not NAME=value`);
+    out[match[1] as string] = (match[2] as string).trim();
+  }
+  return out;
+}
+
 async function verdictLength(port: number, apiKey: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: HOT_MC }),
@@ -564,7 +577,8 @@ async function main(): Promise<void> {
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
     + `peers send evidence: ${PEER_EVIDENCE === '1' ? 'yes' : 'no'}, `
     + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`
-    + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`;
+    + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`
+    + `${env.BENCH_BASELINE && env.BENCH_BASELINE_ENV ? `, baseline services with ${env.BENCH_BASELINE_ENV}` : ''}`;
   process.stdout.write(`bench: ${header}\n`);
   const children: Server[] = [];
   try {
@@ -602,13 +616,14 @@ async function main(): Promise<void> {
       const label = `baseline ${env.BENCH_BASELINE_LABEL ?? env.BENCH_BASELINE}`;
       const baseRoot = env.BENCH_BASELINE.replace(/\/$/, '');
       const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
+      const baseEnv = { ...serviceEnv, ...baselineEnv(env.BENCH_BASELINE_ENV) };
       if (SCENARIOS.has('hot')) {
-        const baseHot = await Server.start(script, serviceEnv);
+        const baseHot = await Server.start(script, baseEnv);
         children.push(baseHot);
         targets.push({ scenario: `${label}, cache-hot`, child: baseHot, load: hot });
       }
       if (SCENARIOS.has('cold')) {
-        const baseCold = await Server.start(script, { ...serviceEnv, CARRIER_CACHE_MAX: '1000' });
+        const baseCold = await Server.start(script, { ...baseEnv, CARRIER_CACHE_MAX: '1000' });
         children.push(baseCold);
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
