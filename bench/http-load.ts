@@ -488,7 +488,6 @@ function canonicalJson(value: unknown): string {
     : member));
 }
 
-/** Length of the service's cache-hot answer body. */
 /** BENCH_BASELINE_ENV's `NAME=value,…` as an environment; a malformed entry stops the bench. */
 function baselineEnv(spec: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -500,6 +499,7 @@ function baselineEnv(spec: string | undefined): Record<string, string> {
   return out;
 }
 
+/** Length of the service's cache-hot answer body. */
 async function verdictLength(port: number, apiKey: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ mc_number: HOT_MC }),
