@@ -629,7 +629,8 @@ async function main(): Promise<void> {
       }
     }
     // The floor and raw-verdict answer with a body as long as the service's cache-hot verdict (evidence included).
-    const bytes = hotService ? await verdictLength(hotService.port, hotKey) : 3400;
+    const needsLength = SCENARIOS.has('raw-verdict') || SCENARIOS.has('floor');
+    const bytes = hotService && needsLength ? await verdictLength(hotService.port, hotKey) : 3400;
     if (SCENARIOS.has('raw-verdict')) {
       const rawVerdict = await Server.start(serverScript(compiled, ROOT, 'bench/raw-uws'), { PORT: '0', RAW_BODY_BYTES: String(bytes) });
       children.push(rawVerdict);
