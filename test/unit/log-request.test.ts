@@ -27,6 +27,18 @@ describe('logRequest', () => {
     expect(JSON.stringify(fastRest)).toBe(JSON.stringify(slowRest));
   });
 
+  it('follows the logger\'s level as it changes: no access line below info, lines again once it is back', () => {
+    const destination = collector();
+    const log = createLogger('info', 'api', destination);
+    logRequest(log, { ...base, request_id: 'before' });
+    log.level = 'warn';
+    logRequest(log, { ...base, request_id: 'muted' });
+    log.level = 'debug';
+    logRequest(log, { ...base, request_id: 'after' });
+    log.flush();
+    expect(lines(destination.text()).map((line) => line.request_id)).toEqual(['before', 'after']);
+  });
+
   it('writes pre-rendered members (parts: strings and bytes) as the same fields, also through pino\'s path', () => {
     const destination = collector();
     const log = createLogger('info', 'api', destination);
