@@ -15,7 +15,7 @@ import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budge
 import type { LiveState } from '../../src/state/live-state.js';
 import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
 import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
-import { NOT_FOUND } from '../../src/store/carrier-codec.js';
+import { decodeCarrier, encodeCarrier, NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { Command } from 'ioredis';
 import { measure, report, type MicroResult } from './harness.js';
@@ -57,6 +57,8 @@ const unknownFresh = () => {
   return toVerdict(decide(unknownInput), mc, nowMs, false);
 };
 const recordContext = { kind: 'check' as const, keyId: 'abcdefabcdef', account: 'acme', requestId: 'rAbCdEfGh.1a2b', reference: null, jobId: null, row: null };
+// A found carrier as a snapshot hash stores it (dates as base-36 day numbers).
+const storedCarrier = encodeCarrier(cleanCarrier('123456'));
 const canonicalBody = Buffer.from('{"mc_number":"123456"}');
 const budget: BudgetDecision = { allowed: true, limit: 1000, remaining: 999, retryAfterSeconds: 1, resetSeconds: 60, fromFallback: false };
 
@@ -116,6 +118,8 @@ const results: MicroResult[] = [
   measure('log: logRequest() access line', () => logRequest(log, line, extra), { note: 'extra fields as an object', batch: 100_000 }),
   measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
   measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
+  measure('carrier: decodeCarrier(found, stored form)', () => decodeCarrier('123456', storedCarrier),
+    { note: 'a cache-cold check of a found carrier: its days formatted once each (round 14)' }),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),
   // A turn's record HSET at ~44 cache-hot checks: the key and two arguments per record (src/redis/flat-command.ts).
   measure('redis: new Command(hset, 89 arguments) (reference)', () => new Command('hset', hsetArgs, { replyEncoding: 'utf8' }),

@@ -15,6 +15,14 @@ describe('carrier codec', () => {
     const decoded = decodeCarrier('421775', encodeCarrier(record));
     expect(decoded).toEqual({ kind: 'found', record: { ...record, legal_name: 'HULL   COOPERATIVE ASSOCIATION' } });
   });
+  it('round-trips every calendar day of the years carrier dates span, decoded twice (the day memo) the same', () => {
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const plain = { ...record, hits: [], oos_order: null };
+    for (let ms = Date.UTC(1935, 0, 1); ms < Date.UTC(2101, 0, 1); ms += 86_400_000 * 7) {
+      const dated = { ...plain, mcs150_date: day(ms), authority: { ...plain.authority, granted_on: day(ms + 86_400_000 * 3) } };
+      for (let pass = 0; pass < 2; pass += 1) expect(decodeCarrier('421775', encodeCarrier(dated))).toEqual({ kind: 'found', record: { ...dated, legal_name: 'HULL   COOPERATIVE ASSOCIATION' } });
+    }
+  });
   it('keeps zero insurance distinct from unknown', () => {
     const unknown = { ...record, insurance: { ...record.insurance, bipd_on_file_usd: null } };
     expect((decodeCarrier('1', encodeCarrier(unknown)) as { record: CarrierRecord }).record.insurance.bipd_on_file_usd).toBeNull();
