@@ -99,3 +99,58 @@ export function writeNumber(target: Buffer, offset: number, value: number): numb
   }
   return at;
 }
+
+/** Where a writer of JSON pieces puts them (the decision record codec writes a record through this). */
+export interface ByteSink {
+  /** Pre-encoded bytes. */
+  bytes(bytes: Uint8Array): void;
+  /** Text as UTF-8. */
+  text(text: string): void;
+  /** `JSON.stringify(text)` as UTF-8. */
+  jsonString(text: string): void;
+}
+
+/**
+ * A ByteSink into one buffer that grows by doubling (the writers above, with the room they need made first).
+ * toString() reads back what was written since `origin`.
+ */
+export class ByteCollector implements ByteSink {
+  protected buffer: Buffer;
+  protected end: number;
+
+  /** Writes into `buffer` (grown into a new one when full), or into a new buffer of `initialBytes`. */
+  constructor(initial: number | Buffer = 1024, private readonly origin = 0) {
+    this.buffer = typeof initial === 'number' ? Buffer.allocUnsafe(Math.max(initial, origin + 64)) : initial;
+    this.end = origin;
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.end = writeBytes(this.buffer, this.end, bytes);
+  }
+
+  text(text: string): void {
+    this.ensure(text.length * 3);
+    this.end = writeText(this.buffer, this.end, text);
+  }
+
+  jsonString(text: string): void {
+    this.ensure(text.length * 6 + 2);
+    this.end = writeJsonString(this.buffer, this.end, text);
+  }
+
+  toString(): string {
+    return this.buffer.toString('utf8', this.origin, this.end);
+  }
+
+  /** Makes room for `more` bytes after the end. */
+  protected ensure(more: number): void {
+    const needed = this.end + more;
+    if (needed <= this.buffer.length) return;
+    let size = this.buffer.length * 2;
+    while (size < needed) size *= 2;
+    const grown = Buffer.allocUnsafe(size);
+    this.buffer.copy(grown, 0, 0, this.end);
+    this.buffer = grown;
+  }
+}
