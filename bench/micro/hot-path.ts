@@ -13,8 +13,7 @@ import { logRequest, createLogger, type Destination, type LinePart } from '../..
 import { Metrics } from '../../src/metrics.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import type { LiveState } from '../../src/state/live-state.js';
-import { encodeRecord, encodeRecordGeneral, writeRecord } from '../../src/decisions/record-codec.js';
-import { RespCommandWriter } from '../../src/redis/resp-command.js';
+import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
 import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
 import { decodeCarrier, encodeCarrier, NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
@@ -82,30 +81,6 @@ const metrics = new Metrics({ redisUp: true, snapshot: null, ruleset: null } as 
 
 const hsetArgs = ['bench:decisions:1764000000', ...Array.from({ length: 44 }, (_, index) => [decisionId(nowMs + index), encodeRecord(verdict, recordContext)]).flat()];
 const NO_ARGS: string[] = [];
-// One turn's record write at ~40 cache-hot checks, as the recorder writes it (src/redis/resp-command.ts), and as
-// strings handed to ioredis (what it replaced, round 15): per turn, so the row's figure is for 40 records.
-const turnRecords = Array.from({ length: 40 }, (_, index) => ({
-  verdict: toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true),
-  context: { ...recordContext, requestId: `rAbCdEfGh.${(1000 + index).toString(36)}` },
-}));
-function turnAsBytes(): Buffer {
-  const hset = new RespCommandWriter('hset', 'bench:decisions:1764000000', 8192);
-  for (const { verdict: recorded, context } of turnRecords) {
-    hset.arg(recorded.decision_id);
-    hset.open();
-    writeRecord(hset, recorded, context);
-    hset.close();
-  }
-  return hset.finish();
-}
-function turnAsStrings(): Buffer {
-  const args = ['bench:decisions:1764000000'];
-  for (const { verdict: recorded, context } of turnRecords) args.push(recorded.decision_id, encodeRecord(recorded, context));
-  const command = new Command('hset', NO_ARGS, { replyEncoding: 'utf8' });
-  command.args = args;
-  // What the socket write does with the string: flatten and encode it.
-  return Buffer.from(command.toWritable(null as never) as string);
-}
 
 const results: MicroResult[] = [
   measure('decide(): found, clean (preferred)', () => decide(clean)),
@@ -156,10 +131,6 @@ const results: MicroResult[] = [
   }, { batch: 2_000 }),
   measure('redis: 89 arguments .flat() (reference)', () => hsetArgs.flat(), { batch: 2_000 }),
   measure('redis: 89 arguments .slice() (reference)', () => hsetArgs.slice(), { batch: 2_000 }),
-  measure('record: a turn\'s HSET of 40 cache-hot records, written as RESP bytes', turnAsBytes,
-    { note: 'per turn (40 records): what the recorder sends since round 15', batch: 2_000 }),
-  measure('record: the same HSET as strings through Command.toWritable + UTF-8 (reference)', turnAsStrings,
-    { note: 'per turn: record strings, ioredis\' rope of the command, the socket\'s flatten and encode', batch: 2_000 }),
 ];
 
 report('piece', results);

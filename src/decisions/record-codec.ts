@@ -10,7 +10,6 @@ import { z } from 'zod';
 import type { Decision } from '../core/decide.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import { REASON_CODES, type Reason } from '../core/reasons.js';
-import { ByteCollector, utf8, type ByteSink } from '../log-bytes.js';
 import type { Verdict } from '../verdict/eligibility.js';
 
 export const RECORD_FORMAT = 1;
@@ -87,20 +86,16 @@ function isoOfId(id: string): string {
 //  8 snapshot version  9 evidence: variant string (shared) or inline reasons array
 // 10 eligible(0|1) 11 found(0|1) 12 tier 13 reasons (comma list) 14 degraded(0|1) 15 ruleset version
 // 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
-export function writeRecord(sink: ByteSink, verdict: Verdict, context: RecordContext): void {
+export function encodeRecord(verdict: Verdict, context: RecordContext): string {
   // Only verdicts that reuse a template's decision objects (src/verdict/eligibility.ts) take the cached tail: a
   // cache-hot one, or a not-found one (one template per snapshot for every unknown MC number); memoising the
   // fresh evidence of any other would only churn the WeakMap.
   const shared = verdict.cache_hit || (!verdict.found && !verdict.degraded && verdict.carrier === null);
-  if (!shared || isoOfId(verdict.decision_id) !== verdict.evaluated_at) {
-    sink.text(encodeRecordGeneral(verdict, context));
-    return;
-  }
+  if (!shared || isoOfId(verdict.decision_id) !== verdict.evaluated_at) return encodeRecordGeneral(verdict, context);
   // Positions 8–18 are the same for every record of a template: JSON-encoded once per evidence object and put
-  // between the context's own positions and the MC number, as bytes. The cached tail is used only when every
-  // field it encodes is the verdict's own (identity for the arrays). test/unit/evidence.test.ts compares it with
-  // encodeRecordGeneral. 696 → 366 ns per record in bench/micro as a string (with the per-key head below); as
-  // bytes written into the record write's command, see bench/README.md round 15.
+  // between the context's own positions and the MC number. The cached tail is used only when every field it
+  // encodes is the verdict's own (identity for the arrays). test/unit/evidence.test.ts compares it with
+  // encodeRecordGeneral. 696 → 366 ns per record in bench/micro (with the per-key head below).
   let tail = tails.get(verdict.evidence);
   if (tail === undefined || tail.reasons !== verdict.reasons || tail.carrier !== verdict.carrier || tail.eligible !== verdict.eligible
     || tail.found !== verdict.found || tail.tier !== verdict.tier || tail.degraded !== verdict.degraded
@@ -112,90 +107,47 @@ export function writeRecord(sink: ByteSink, verdict: Verdict, context: RecordCon
     tail = {
       reasons: verdict.reasons, carrier: verdict.carrier, eligible: verdict.eligible, found: verdict.found, tier: verdict.tier,
       degraded: verdict.degraded, ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of,
-      bytes: utf8(`,${json.slice(1, mcAt - 1)}`), hotSuffix: null,
+      json: `,${json.slice(1, mcAt - 1)}`,
     };
     tails.set(verdict.evidence, tail);
   }
-  sink.bytes(contextHead(context));
-  writeJsonOrNull(sink, context.requestId);
-  if (context.reference === null && context.jobId === null && context.row === null && verdict.cache_hit) {
-    // A cache-hot check without a reference (a load board's usual request): everything after the request id is
-    // the same for every such record of this template, so it is one copy.
-    let { hotSuffix } = tail;
-    if (hotSuffix === null || hotSuffix.mc !== verdict.mc_number) {
-      hotSuffix = { mc: verdict.mc_number, bytes: utf8(`,null,null,null${Buffer.from(tail.bytes).toString()}${lastPositionsText(true, verdict.mc_number)}`) };
-      tail.hotSuffix = hotSuffix;
-    }
-    sink.bytes(hotSuffix.bytes);
-    return;
-  }
-  sink.bytes(COMMA);
-  writeJsonOrNull(sink, context.reference);
-  if (context.jobId === null && context.row === null) {
-    sink.bytes(COMMA_NULL_NULL);
-  } else {
-    sink.bytes(COMMA);
-    writeJsonOrNull(sink, context.jobId);
-    sink.bytes(COMMA);
-    if (context.row === null) sink.bytes(NULL);
-    else sink.text(JSON.stringify(context.row));
-  }
-  sink.bytes(tail.bytes);
-  sink.bytes(lastPositions(verdict.cache_hit, verdict.mc_number));
-}
-
-/** writeRecord's bytes as a string: the record as stored. */
-export function encodeRecord(verdict: Verdict, context: RecordContext): string {
-  const collector = new ByteCollector(512);
-  writeRecord(collector, verdict, context);
-  return collector.toString();
-}
-
-const NULL = utf8('null');
-const COMMA = utf8(',');
-const COMMA_NULL_NULL = utf8(',null,null');
-
-function writeJsonOrNull(sink: ByteSink, value: string | null): void {
-  if (value === null) sink.bytes(NULL);
-  else sink.jsonString(value);
+  return `${contextHead(context)}${tail.json}${lastPositions(verdict.cache_hit, verdict.mc_number)}`;
 }
 
 // The record's closing positions, cache_hit and the MC number, for the last pair: consecutive records mostly
 // share it (cache-hot).
 let lastHit = false;
 let lastMc = '';
-let lastClosing = utf8('0,""]');
-function lastPositionsText(cacheHit: boolean, mc: string): string {
-  return `${cacheHit ? 1 : 0},${JSON.stringify(mc)}]`;
-}
-function lastPositions(cacheHit: boolean, mc: string): Uint8Array {
+let lastClosing = '0,""]';
+function lastPositions(cacheHit: boolean, mc: string): string {
   if (mc !== lastMc || cacheHit !== lastHit) {
-    lastClosing = utf8(lastPositionsText(cacheHit, mc));
+    lastClosing = `${cacheHit ? 1 : 0},${JSON.stringify(mc)}]`;
     lastMc = mc;
     lastHit = cacheHit;
   }
   return lastClosing;
 }
 
-// Positions 0–3 are the same for every record of a key: '[1,"c","<key id>","<account>",' encoded once per key
+// Positions 0–3 are the same for every record of a key: '[1,"c","<key id>","<account>",' built once per key
 // and kind, found by the key id (the same string object on every request: its hash is computed once).
-const heads = new Map<string, { account: string; check: Uint8Array; batch: Uint8Array }>();
-function contextHead(context: RecordContext): Uint8Array {
+const heads = new Map<string, { account: string; check: string; batch: string }>();
+function contextHead(context: RecordContext): string {
   let head = heads.get(context.keyId);
   if (head === undefined || head.account !== context.account) {
     if (heads.size >= 10_000) heads.clear();
-    const prefix = (kind: string) => utf8(`${JSON.stringify([RECORD_FORMAT, kind, context.keyId, context.account]).slice(0, -1)},`);
+    const prefix = (kind: string) => `${JSON.stringify([RECORD_FORMAT, kind, context.keyId, context.account]).slice(0, -1)},`;
     head = { account: context.account, check: prefix('c'), batch: prefix('b') };
     heads.set(context.keyId, head);
   }
-  return context.kind === 'check' ? head.check : head.batch;
+  return (context.kind === 'check' ? head.check : head.batch) + jsonOrNull(context.requestId) + ',' + jsonOrNull(context.reference)
+    + ',' + jsonOrNull(context.jobId) + ',' + (context.row === null ? 'null' : JSON.stringify(context.row));
 }
 
-/** A record's positions 8–17 as JSON bytes (with a leading comma and a trailing one), per evidence. */
+const jsonOrNull = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+
+/** A record's positions 8–17 as JSON (with a leading comma and a trailing one), per evidence. */
 interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'data_as_of'> {
-  bytes: Uint8Array;
-  /** Positions 5–19 of a cache-hot check without reference (null job id and row), for the last MC number. */
-  hotSuffix: { mc: string; bytes: Uint8Array } | null;
+  json: string;
 }
 const tails = new WeakMap<Verdict['evidence'], RecordTail>();
 

@@ -6,18 +6,16 @@
 //
 // Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
-// names one key (direct calls, sent with the turn's other request-path commands in one socket write by
-// EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT). The HSET is written as RESP bytes record by
-// record as checks come (src/redis/resp-command.ts), not built from strings at the flush.
+// names one key (sendKeyed: direct calls, sent with the turn's other request-path commands in one socket write
+// by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisClient } from '../redis/connection.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
-import { RespCommandWriter } from '../redis/resp-command.js';
 import { tellEach } from '../redis/turn-waiters.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../verdict/eligibility.js';
-import { encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, writeRecord, type RecordContext } from './record-codec.js';
+import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
 
 export const BUCKET_MS = 1000;
 /** Shared-evidence keys this replica knows are written; cleared when it grows past this (they are re-sent NX). */
@@ -40,8 +38,7 @@ export interface RecordWaiter {
 }
 
 interface Turn {
-  /** Per bucket key, its HSET: field and record of every check, written as RESP bytes as they come. */
-  buckets: Map<string, RespCommandWriter>;
+  buckets: Map<string, string[]>;
   evidence: Map<string, string>;
   manifests: Map<string, string>;
   waiters: RecordWaiter[];
@@ -52,12 +49,6 @@ interface Turn {
 export function bucketKey(keys: RedisKeys, decisionId: string): string {
   return keys.decisionBucket(Math.floor(idMillis(decisionId) / BUCKET_MS));
 }
-
-/**
- * A turn's HSET starts with this much room: ~40 cache-hot records of ~190 bytes each (with their decision ids) fit
- * without growing; a larger turn (a batch chunk) grows it by doubling.
- */
-const HSET_INITIAL_BYTES = 8192;
 
 /** Bucket keys this replica has already given their TTL (EXPIRE once per bucket, not once per turn). */
 const EXPIRED_KEYS_MAX = 4096;
@@ -117,15 +108,12 @@ export class DecisionRecorder {
       this.lastBucket = this.keys.decisionBucket(second);
     }
     const key = this.lastBucket;
-    let hset = turn.buckets.get(key);
-    if (!hset) {
-      hset = new RespCommandWriter('hset', key, HSET_INITIAL_BYTES);
-      turn.buckets.set(key, hset);
+    let fields = turn.buckets.get(key);
+    if (!fields) {
+      fields = [];
+      turn.buckets.set(key, fields);
     }
-    hset.arg(verdict.decision_id);
-    hset.open();
-    writeRecord(hset, verdict, context);
-    hset.close();
+    fields.push(verdict.decision_id, encodeRecord(verdict, context));
     const version = verdict.evidence.snapshot_version;
     if (version !== null) {
       if (hasSharedEvidence(verdict)) {
@@ -173,7 +161,8 @@ export class DecisionRecorder {
   private async flush(turn: Turn): Promise<void> {
     this.turn = null;
     const commands: KeyedCommand[] = [];
-    for (const key of turn.buckets.keys()) {
+    for (const [key, fields] of turn.buckets) {
+      commands.push(['hset', key, ...fields]);
       if (!this.expiring.has(key)) commands.push(['expire', key, this.bucketTtlSeconds]);
     }
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
@@ -186,7 +175,7 @@ export class DecisionRecorder {
     }
     let ok = false;
     try {
-      ok = await this.send(turn.buckets, commands);
+      ok = await this.send(commands);
     } catch {
       ok = false;
     }
@@ -205,14 +194,10 @@ export class DecisionRecorder {
     tellEach(turn.waiters, (waiter) => waiter.recorded(ok));
   }
 
-  /** True when every command succeeded. */
-  private async send(hsets: ReadonlyMap<string, RespCommandWriter>, commands: KeyedCommand[]): Promise<boolean> {
-    // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands. The
-    // HSETs first: an EXPIRE of a bucket that does not exist yet would set nothing.
-    const sent: Promise<unknown>[] = [];
-    for (const hset of hsets.values()) sent.push(hset.send(this.redis));
-    sent.push(sendKeyed(this.redis, commands, { corked: true }));
-    const settled = await Promise.allSettled(sent);
-    return settled.every((outcome) => outcome.status === 'fulfilled');
+  /** True when every command succeeded (sendKeyed rejects on the first error). */
+  private async send(commands: KeyedCommand[]): Promise<boolean> {
+    // Sent from inside EndOfTurn (startTurn): direct calls, one socket write with the turn's other commands.
+    await sendKeyed(this.redis, commands, { corked: true });
+    return true;
   }
 }

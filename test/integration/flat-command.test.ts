@@ -1,13 +1,11 @@
-// sendFlat / sendFlatScript (src/redis/flat-command.ts) and RespCommandWriter (src/redis/resp-command.ts) against a
-// private Redis: the same replies as ioredis' own methods, errors as rejections, a script that Redis forgot is
-// loaded again, and a command Redis does not answer still times out (ioredis' command timeout applies to a command
-// built this way too).
+// sendFlat / sendFlatScript (src/redis/flat-command.ts) against a private Redis: the same replies as ioredis'
+// own methods, errors as rejections, a script that Redis forgot is loaded again, and a command Redis does not
+// answer still times out (ioredis' command timeout applies to a command built this way too).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../../src/redis/connection.js';
 import { flatScript, sendFlat, sendFlatScript } from '../../src/redis/flat-command.js';
 import { sendKeyed } from '../../src/redis/keyed-batch.js';
-import { RespCommandWriter } from '../../src/redis/resp-command.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 
 let server: PrivateRedis;
@@ -68,44 +66,6 @@ describe('sendFlatScript', () => {
     try {
       const started = Date.now();
       await expect(sendFlat(client, 'get', ['flat:k'])).rejects.toThrow(/timed out/i);
-      expect(Date.now() - started).toBeLessThan(2_000);
-    } finally {
-      server.resume();
-    }
-  });
-});
-
-describe('RespCommandWriter', () => {
-  it('sends an HSET written in pieces that Redis stores exactly, large and multi-byte arguments included', async () => {
-    const writer = new RespCommandWriter('hset', 'resp:h', 64);
-    const expected: Record<string, string> = {};
-    for (let index = 0; index < 120; index += 1) {
-      const value = index === 7 ? 'é'.repeat(5_000) : `[1,${JSON.stringify(`ref "${index}" 🚚`)},${index}]`;
-      writer.arg(`f${index}`);
-      writer.open();
-      writer.bytes(Buffer.from('[1,'));
-      if (index === 7) writer.text(value.slice(3)); else writer.jsonString(`ref "${index}" 🚚`);
-      if (index !== 7) writer.text(`,${index}]`);
-      writer.close();
-      expected[`f${index}`] = index === 7 ? `[1,${value.slice(3)}` : value;
-    }
-    expect(await writer.send(client)).toBe(120);
-    expect(await client.hgetall('resp:h')).toEqual(expected);
-  });
-
-  it('rejects with Redis\' error, and times out when Redis does not answer', async () => {
-    await client.set('resp:s', 'x');
-    const wrong = new RespCommandWriter('hset', 'resp:s');
-    wrong.arg('f');
-    wrong.arg('v');
-    await expect(wrong.send(client)).rejects.toThrow(/WRONGTYPE/);
-    server.pause();
-    try {
-      const paused = new RespCommandWriter('hset', 'resp:p');
-      paused.arg('f');
-      paused.arg('v');
-      const started = Date.now();
-      await expect(paused.send(client)).rejects.toThrow(/timed out/i);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       server.resume();
