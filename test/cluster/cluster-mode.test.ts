@@ -55,4 +55,20 @@ describe('on a 3-master Redis Cluster', () => {
     const response = await t.post('/v1/eligibility', { mc_number: '100123' }, { 'x-api-key': key });
     expect(await response.json()).toMatchObject({ eligible: true, degraded: false });
   });
+
+  it('writes the decision records of concurrent checks and reads each back', async () => {
+    const { key } = await t.createKey();
+    const verdicts = await Promise.all(['100123', '100124', '100123', '999999'].map(async (mc, index) => {
+      const response = await t.post('/v1/eligibility', { mc_number: mc, reference: `load "${index}" é` }, { 'x-api-key': key });
+      return response.json();
+    }));
+    for (const [index, verdict] of verdicts.entries()) {
+      expect(verdict.degraded).toBe(false);
+      const read = await t.get(`/v1/decisions/${verdict.decision_id}`, { 'x-api-key': key });
+      expect(read.status).toBe(200);
+      const record = await read.json();
+      expect(record.verdict).toEqual(verdict);
+      expect(record.reference).toBe(`load "${index}" é`);
+    }
+  });
 });
