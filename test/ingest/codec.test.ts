@@ -15,7 +15,7 @@ describe('carrier codec', () => {
     const decoded = decodeCarrier('421775', encodeCarrier(record));
     expect(decoded).toEqual({ kind: 'found', record: { ...record, legal_name: 'HULL   COOPERATIVE ASSOCIATION' } });
   });
-  it('round-trips every calendar day of the years carrier dates span, decoded twice (the day memo) the same', () => {
+  it('round-trips a day of every week of the years carrier dates span, decoded twice (the day memo) the same', () => {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const plain = { ...record, hits: [], oos_order: null };
     for (let ms = Date.UTC(1935, 0, 1); ms < Date.UTC(2101, 0, 1); ms += 86_400_000 * 7) {
