@@ -14,7 +14,7 @@ import { Metrics } from '../../src/metrics.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import type { LiveState } from '../../src/state/live-state.js';
 import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
-import { decisionId, serialiseVerdict, toVerdict, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { decisionId, serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, VerdictTemplates } from '../../src/verdict/eligibility.js';
 import { decodeCarrier, encodeCarrier, NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { Command } from 'ioredis';
@@ -41,6 +41,7 @@ const templates = new VerdictTemplates();
 const lookup = clean.lookup!;
 const templated = toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true);
 const templatedBytes = verdictBytes(templated)!;
+if (!(templatedBytes instanceof VerdictBytes)) throw new Error('the templated verdict should have its template\'s bytes');
 const sendBuffer = Buffer.alloc(64 * 1024);
 const untemplated = toVerdict(decide(notFound), '123456', nowMs, false);
 // Unknown MC numbers (most of the cache-cold scenario): one shared lookup and template for all of them.
@@ -91,7 +92,8 @@ const results: MicroResult[] = [
   measure('serialise: templates.settle + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true)) , { note: 'includes decide() and toVerdict()' }),
   measure('serialise: templates.settleInput + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true)), { note: 'the cache-hot path: evidence only on a template miss' }),
   measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
-  measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'what the HTTP adapter sends: no string per response' }),
+  measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'the template\'s body copied into a buffer' }),
+  measure('serialise: verdictBytes(templated).ownBytes()', () => templatedBytes.ownBytes(), { note: 'what the HTTP adapter sends: id and time spliced into the template\'s body' }),
   measure('serialise: serialiseVerdict(verdict without template)', () => serialiseVerdict(untemplated), { note: 'cache miss: the source list serialised once per snapshot' }),
   measure('serialise: JSON.stringify(verdict without template) (reference)', () => JSON.stringify(untemplated), { note: 'what the miss path replaced' }),
   measure('serialise: unknown MC, settleInput + verdictBytes().writeTo() (shared not-found template)', () => verdictBytes(unknownVerdict())!.writeTo(sendBuffer),

@@ -58,6 +58,11 @@ export interface HttpResponse {
  * returns, so the buffer is free again for the next response.
  */
 export interface ByteBody {
+  /**
+   * The whole body in a buffer the body owns, when it has one (a cache-hot verdict: its template's, spliced in
+   * place), else null. It only has to stay unchanged until this response is sent: uWS copies it in end().
+   */
+  ownBytes?(): Uint8Array | null;
   /** Writes the body from offset 0 of `target`; returns its length, or -1 when it does not fit. */
   writeTo(target: Buffer): number;
   /** The same body as a string (used when it does not fit). */
@@ -76,6 +81,8 @@ let sendView = SEND_BUFFER.subarray(0, 0);
 function bodyOf(response: HttpResponse): string | Uint8Array {
   const { bytes } = response;
   if (bytes !== undefined) {
+    const own = bytes.ownBytes?.() ?? null;
+    if (own !== null) return own;
     const length = bytes.writeTo(SEND_BUFFER);
     if (length < 0) return bytes.toString();
     if (sendView.length !== length) sendView = SEND_BUFFER.subarray(0, length);

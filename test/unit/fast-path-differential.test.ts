@@ -160,6 +160,7 @@ describe('verdict templates', () => {
     });
     let reused = 0;
     let byteBodies = 0;
+    let ownBodies = 0;
     const scratch = Buffer.alloc(64 * 1024);
     for (let step = 0; step < 6000; step += 1) {
       const { mc, lookup } = rng.pick(lookups);
@@ -194,10 +195,18 @@ describe('verdict templates', () => {
         if (body instanceof VerdictBytes) byteBodies += 1;
         const sent = scratch.toString('utf8', 0, body.writeTo(scratch));
         if (sent !== expected) throw new Error(`step ${step}, MC ${mc} (bytes):\n${sent}\n${expected}`);
+        // The template's own buffer, spliced in place for this verdict (what the adapter sends when there is one):
+        // the same text, though the previous verdict of the template had another id, time or cache_hit.
+        const own = body instanceof VerdictBytes ? body.ownBytes() : null;
+        if (own !== null) {
+          ownBodies += 1;
+          if (own.toString('utf8') !== expected) throw new Error(`step ${step}, MC ${mc} (own bytes):\n${own.toString('utf8')}\n${expected}`);
+        }
       }
     }
     expect(reused).toBeGreaterThan(1000);
     expect(byteBodies).toBeGreaterThan(1000);
+    expect(ownBodies).toBeGreaterThan(1000);
   });
 
   it('serve every unknown MC number of a snapshot from one not-found template, bytes and access-line members alike', () => {
@@ -218,6 +227,8 @@ describe('verdict templates', () => {
         expect(serialiseVerdict(verdict)).toBe(expected);
         const output = verdictOutput(verdict);
         expect(output.bytes).toBeInstanceOf(VerdictBytes);
+        // Shared by every unknown number, so it has no whole body of its own: written piece by piece instead.
+        expect((output.bytes as VerdictBytes).ownBytes()).toBeNull();
         expect(output.bytes === null ? null : scratch.toString('utf8', 0, output.bytes.writeTo(scratch))).toBe(expected);
         expect(JSON.parse(`{${output.logMembers.slice(1)}}`)).toEqual({
           mc_number: mc, eligible: false, tier: null, reasons: ['carrier_not_found'], ruleset_version: 3, data_as_of: snapshot.data_as_of,
@@ -261,6 +272,17 @@ describe('verdict templates', () => {
     const body = verdictBytes(verdict);
     expect(body?.writeTo(Buffer.alloc(100))).toBe(-1);
     expect(body?.toString()).toBe(JSON.stringify(verdict));
+    // An id or a time that is not of the expected ASCII length is never spliced into the template's own buffer:
+    // no own bytes, no write, and the adapter falls back to the text.
+    for (const odd of [{ ...verdict, decision_id: 'é'.repeat(36) }, { ...verdict, evaluated_at: `${verdict.evaluated_at}Z` }]) {
+      const oddBody = verdictBytes(odd);
+      expect(oddBody).toBeInstanceOf(VerdictBytes);
+      expect((oddBody as VerdictBytes).ownBytes()).toBeNull();
+      expect(oddBody?.writeTo(scratch)).toBe(-1);
+      expect(oddBody?.toString()).toBe(JSON.stringify(odd));
+    }
+    // The template's buffer still answers a well-formed verdict whole after those.
+    expect((verdictBytes(verdict) as VerdictBytes).ownBytes()?.toString('utf8')).toBe(JSON.stringify(verdict));
   });
 });
 
