@@ -40,8 +40,10 @@ const verdict = toVerdict(decision, '123456', nowMs, true);
 const templates = new VerdictTemplates();
 const lookup = clean.lookup!;
 const templated = toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true);
+// A template's first verdict is written from its text (VerdictBytes.encoded); the cache-hot check's are from its bytes.
+verdictBytes(templated)?.writeTo(Buffer.alloc(64 * 1024));
 const templatedBytes = verdictBytes(templated)!;
-if (!(templatedBytes instanceof VerdictBytes)) throw new Error('the templated verdict should have its template\'s bytes');
+if (!(templatedBytes instanceof VerdictBytes) || templatedBytes.ownBytes() === null) throw new Error('the templated verdict should have its template\'s bytes');
 const sendBuffer = Buffer.alloc(64 * 1024);
 const untemplated = toVerdict(decide(notFound), '123456', nowMs, false);
 // Unknown MC numbers (most of the cache-cold scenario): one shared lookup and template for all of them.

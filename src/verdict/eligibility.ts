@@ -80,8 +80,10 @@ interface VerdictTemplate {
   rest: string;
   /** The access line's decision members after mc_number (verdictOutput), rendered on first use. */
   logRest?: string;
-  /** The pieces as UTF-8, encoded on first use by VerdictBytes. */
+  /** Its bytes (TemplateBytes), encoded by VerdictBytes for the second verdict of a one-MC template, else the first. */
   bytes?: TemplateBytes;
+  /** Set when a one-MC template's first verdict was written from its text (VerdictBytes.encoded). */
+  answeredOnce?: boolean;
 }
 
 /** ASCII length of a decision id (UUID) and of evaluated_at (ISO 8601 with milliseconds). */
@@ -271,12 +273,32 @@ export class SplitVerdictBytes {
  * (test/unit/fast-path-differential.test.ts).
  */
 export class VerdictBytes {
+  /** encoded()'s answer, decided once per verdict (the adapter asks ownBytes, then maybe writeTo). */
+  private bytes: TemplateBytes | null | undefined = undefined;
+
   constructor(private readonly template: VerdictTemplate, private readonly verdict: Verdict) {}
+
+  /**
+   * The template's bytes, or null for the first verdict of a one-MC template: that template is new with its carrier's
+   * cache entry, and a cache miss (the cache-cold check) mostly answers once, so encoding its two whole bodies
+   * (two 3.4 KB buffers of their own) would cost more than writing its text once.
+   */
+  private encoded(): TemplateBytes | null {
+    if (this.bytes !== undefined) return this.bytes;
+    const { template } = this;
+    if (template.bytes === undefined && template.mc !== null && template.answeredOnce !== true) {
+      template.answeredOnce = true;
+      this.bytes = null;
+    } else {
+      this.bytes = template.bytes ??= templateBytes(template);
+    }
+    return this.bytes;
+  }
 
   /** The whole body in the template's own buffer (valid until the template's next verdict), or null (see writeTo). */
   ownBytes(): Buffer | null {
-    const bytes = this.template.bytes ??= templateBytes(this.template);
-    if (bytes.kind !== 'whole') return null;
+    const bytes = this.encoded();
+    if (bytes === null || bytes.kind !== 'whole') return null;
     const { verdict } = this;
     const body = verdict.cache_hit ? bytes.hit : bytes.miss;
     return spliceAscii(body, bytes.idAt, verdict.decision_id, ID_LENGTH) && spliceAscii(body, bytes.timeAt, verdict.evaluated_at, TIME_LENGTH)
@@ -284,7 +306,12 @@ export class VerdictBytes {
   }
 
   writeTo(target: Buffer): number {
-    const bytes = this.template.bytes ??= templateBytes(this.template);
+    const bytes = this.encoded();
+    if (bytes === null) {
+      const text = serialiseVerdict(this.verdict);
+      // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates.
+      return text.length * 3 > target.length ? -1 : target.write(text, 0, 'utf8');
+    }
     if (bytes.kind === 'whole') {
       const body = this.ownBytes();
       return body === null || body.length > target.length ? -1 : body.copy(target, 0);

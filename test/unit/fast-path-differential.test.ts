@@ -242,6 +242,29 @@ describe('verdict templates', () => {
     expect(templates.settleInput(input, '6')).not.toBe(decision);
   });
 
+  it('write a one-MC template\'s first verdict from its text and encode its bytes from the second on', () => {
+    const templates = new VerdictTemplates();
+    const lookup: CarrierLookup = { kind: 'found', record: record(prng(5), '77') };
+    const ruleset = { version: 1, published_at: '', rules: DEFAULT_RULE_SET };
+    const snapshot = snapshotMeta('v', NOW);
+    const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const scratch = Buffer.alloc(64 * 1024);
+    const sent: Array<Buffer | null> = [];
+    for (let index = 0; index < 3; index += 1) {
+      const verdict = toVerdict(templates.settleInput({ ...input, nowMs: NOW + index }, '77'), '77', NOW + index, index > 0);
+      const body = verdictBytes(verdict) as VerdictBytes;
+      const own = body.ownBytes();
+      sent.push(own);
+      // Whichever way it is written, the bytes are the verdict's JSON.
+      expect(scratch.toString('utf8', 0, body.writeTo(scratch))).toBe(JSON.stringify(verdict));
+      if (own !== null) expect(own.toString('utf8')).toBe(JSON.stringify(verdict));
+    }
+    // A cache miss's template (answered once) never pays for two whole bodies; a reused one answers from them.
+    expect(sent[0]).toBeNull();
+    expect(sent[1]).not.toBeNull();
+    expect(sent[2]).toBe(sent[1]);
+  });
+
   it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
     const templates = new VerdictTemplates();
     const rng = prng(11);
