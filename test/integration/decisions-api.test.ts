@@ -91,6 +91,26 @@ describe('single-check records', () => {
     }
   });
 
+  it('concurrent cache-hot checks of one carrier each answer their own verdict, byte for byte their record', async () => {
+    // A cache-hot verdict is sent from its template's own buffer with the id and time written in place
+    // (VerdictBytes.ownBytes): checks answered in one turn must still each get their own bytes.
+    await check({ mc_number: '100001' });
+    const answers = await Promise.all(Array.from({ length: 40 }, async (_, index) => {
+      const response = await t.post('/v1/eligibility', { mc_number: '100001' }, { 'x-api-key': key, 'x-request-id': `hot-${index}` });
+      return { text: await response.text(), requestId: response.headers.get('x-request-id') };
+    }));
+    const ids = new Set<string>();
+    for (const { text, requestId } of answers) {
+      const verdict = JSON.parse(text) as { decision_id: string; cache_hit: boolean };
+      expect(verdict.cache_hit).toBe(true);
+      ids.add(verdict.decision_id);
+      const record = await (await t.get(`/v1/decisions/${verdict.decision_id}`, { 'x-api-key': key })).json();
+      expect(JSON.stringify(record.verdict)).toBe(text);
+      expect(record.request_id).toBe(requestId);
+    }
+    expect(ids.size).toBe(40);
+  });
+
   it('records not-found verdicts with their evidence inline', async () => {
     const { verdict } = await check({ mc_number: '999999' });
     const record = await (await t.get(`/v1/decisions/${verdict.decision_id}`, { 'x-api-key': key })).json();
