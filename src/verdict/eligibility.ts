@@ -91,7 +91,7 @@ const ID_LENGTH = 36;
 const TIME_LENGTH = 24;
 
 /**
- * A template's bytes, encoded on first use (VerdictBytes).
+ * A template's bytes, encoded once (VerdictBytes.encoded says when).
  * - `whole`, for a template of one MC number: the whole body for cache_hit true and for false, with blanks where
  *   the decision id and the time go. A response splices those 60 bytes in place and hands the buffer to the HTTP
  *   adapter, which uWS copies before the next response is built: ~3.4 KB copied once per response instead of
