@@ -23,7 +23,9 @@
 // BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_K8S_NODE_OPTIONS (1: every server
 // runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
 // stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts),
-// BENCH_FRESH_PROCESSES (0; 1: every server is a new process in every round, see measureAll).
+// BENCH_FRESH_PROCESSES (0; 1: every server is a new process in every round, see measureAll), BENCH_WARMUP (s of load
+// before the rounds and after each restart: 2, or 30 under callgrind), BENCH_CALLGRIND (0; 1: every server runs under
+// valgrind's callgrind and each run also reports user-space instructions per request, bench/callgrind.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,7 @@ import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
+import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
 
@@ -61,6 +64,9 @@ const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 const HOT_MC = env.BENCH_HOT_MC ?? '12345';
 const EXACT_BUDGET = 2000;
 const OUT_DIR = new URL('../.bench-out/', import.meta.url);
+const CALLGRIND = env.BENCH_CALLGRIND === '1';
+const CALLGRIND_DIR = new URL('callgrind/', OUT_DIR).pathname;
+const WARMUP = Number(env.BENCH_WARMUP ?? (CALLGRIND ? 30 : 2));
 
 function hasCommand(name: string): boolean {
   try {
@@ -109,6 +115,8 @@ interface Measurement extends LoadResult {
   scenario: string;
   round: number;
   tool: Tool;
+  /** User-space instructions per response, all threads and the main thread's (BENCH_CALLGRIND=1; else null). */
+  instructionsPerRequest: { total: number; mainThread: number } | null;
   /** Server process CPU time (user + system, all threads) per response, µs. */
   cpuMicrosPerRequest: number;
   /** The kernel's part of cpuMicrosPerRequest (null for a baseline whose bench does not report it). */
@@ -156,6 +164,9 @@ function serverScript(compiled: string | null, root: string, name: string): stri
 
 interface Child {
   port: number;
+  pid: number;
+  /** The environment it was started with (callgrind_control needs it to find the process). */
+  env: NodeJS.ProcessEnv;
   stats(): Promise<ChildStats>;
   stop(): Promise<void>;
 }
@@ -183,11 +194,13 @@ const API_NODE_OPTIONS = apiNodeOptions();
 
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const [command, ...args] = pinned(0, [process.execPath, ...API_NODE_OPTIONS, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script]);
+  const node = [process.execPath, ...API_NODE_OPTIONS, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script];
+  const [command, ...args] = pinned(0, CALLGRIND ? underCallgrind(node, CALLGRIND_DIR) : node);
   // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
   // as a pipe to the container runtime would, but not a reader on these cores.
+  const serverEnv = { ...env, ...childEnv };
   const child: ChildProcess = spawn(command ?? process.execPath, args, {
-    env: { ...env, ...childEnv }, stdio: ['ignore', devNull, 'inherit', 'ipc'],
+    env: serverEnv, stdio: ['ignore', devNull, 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited early (${code})`)));
@@ -195,6 +208,8 @@ function startChild(script: string, childEnv: Record<string, string>, nodeArgs: 
       const { port } = message as { port: number };
       resolve({
         port,
+        pid: child.pid ?? -1,
+        env: serverEnv,
         stats: () => new Promise((answer) => {
           child.once('message', (reply) => answer(reply as ChildStats));
           child.send('stats');
@@ -227,6 +242,14 @@ class Server implements Child {
 
   get port(): number {
     return this.child.port;
+  }
+
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.child.env;
   }
 
   stats(): Promise<ChildStats> {
@@ -349,7 +372,9 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   const { child, load, scenario } = target;
   await child.stats();
   const before = redis ? await redisCounters(redis) : null;
+  if (CALLGRIND) zeroCounters(child.pid, child.env);
   const result = await runLoad(child.port, load, DURATION);
+  const instructions = CALLGRIND ? await dumpInstructions(child.pid, CALLGRIND_DIR, child.env) : null;
   const after = redis ? await redisCounters(redis) : null;
   const stats = await child.stats();
   const requests = Math.max(1, result.requests);
@@ -358,6 +383,8 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
     : {};
   const measurement: Measurement = {
     scenario, round, tool: TOOL, ...result,
+    instructionsPerRequest: instructions === null ? null
+      : { total: Math.round(instructions.total / requests), mainThread: Math.round(instructions.mainThread / requests) },
     cpuMicrosPerRequest: Math.round((stats.cpuMicros / requests) * 10) / 10,
     // null for a baseline whose bench predates the kernel share.
     systemMicrosPerRequest: stats.systemMicros === undefined ? null : Math.round((stats.systemMicros / requests) * 10) / 10,
@@ -368,6 +395,7 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   };
   process.stdout.write(`  round ${round} ${scenario.padEnd(26)} ${String(Math.round(result.requestsPerSecond)).padStart(7)} req/s`
     + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req (kernel ${measurement.systemMicrosPerRequest ?? 'n/a'})  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
+    + `${measurement.instructionsPerRequest === null ? '' : `  instructions/req ${fmt(measurement.instructionsPerRequest.total)} (main thread ${fmt(measurement.instructionsPerRequest.mainThread)})`}`
     + `${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}\n`);
   return measurement;
 }
@@ -386,7 +414,7 @@ const PEERS = [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fast
  * per request in its median round: a before/after read off one fixed order carries that slot's bias).
  */
 async function measureAll(targets: Target[], redis: Redis | null): Promise<Measurement[]> {
-  for (const target of targets) await runLoad(target.child.port, target.load, 2);
+  for (const target of targets) await runLoad(target.child.port, target.load, WARMUP);
   const runs: Measurement[] = [];
   for (let round = 1; round <= REPEAT; round += 1) {
     const thisRound: Measurement[] = [];
@@ -396,7 +424,7 @@ async function measureAll(targets: Target[], redis: Redis | null): Promise<Measu
       // tree showed one cache-cold process 12 % dearer than its twin in 5 of 6 rounds); new processes per round
       // turn that into round-to-round spread, which the medians absorb.
       for (const server of new Set(targets.map((target) => target.child))) await server.restart();
-      for (const target of order) await runLoad(target.child.port, target.load, 2);
+      for (const target of order) await runLoad(target.child.port, target.load, WARMUP);
     }
     for (const target of order) thisRound.push(await measureRun(target, round, redis));
     const raw = thisRound.find((run) => run.scenario === RAW);
@@ -556,6 +584,30 @@ function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
+/**
+ * BENCH_CALLGRIND=1: user-space instructions per request by server (all threads, and the main thread alone), median
+ * over rounds (min–max), and the median of the main thread's ratio to raw uWS' in the same round. Repeatable where
+ * CPU time is not (bench/callgrind.ts).
+ */
+function instructionTable(runs: Measurement[]): string {
+  const counted = runs.flatMap((run) => (run.instructionsPerRequest === null ? [] : [{ ...run, counts: run.instructionsPerRequest }]));
+  const spread = (values: number[]) => `${fmt(median(values) ?? Number.NaN)} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
+  const lines = [...new Set(counted.map((run) => run.scenario))].map((scenario) => {
+    const mine = counted.filter((run) => run.scenario === scenario);
+    const ratios = mine.flatMap((run) => {
+      const raw = counted.find((other) => other.round === run.round && other.scenario === RAW);
+      return raw ? [run.counts.mainThread / raw.counts.mainThread] : [];
+    });
+    const ratio = median(ratios);
+    return `| ${scenario} | ${spread(mine.map((run) => run.counts.total))} | ${spread(mine.map((run) => run.counts.mainThread))} | ${ratio === null ? 'n/a' : `${fmt(ratio, 2)}×`} |`;
+  });
+  return [
+    '| server, scenario (under callgrind) | user-space instructions/req, all threads: median (min–max) | main thread | main thread vs raw uWS |',
+    '|---|---:|---:|---:|',
+    ...lines,
+  ].join('\n');
+}
+
 // ---------- main ----------
 
 async function main(): Promise<void> {
@@ -572,7 +624,7 @@ async function main(): Promise<void> {
   let answerProblems: string[] = [];
   let serviceOnly: string[] = [];
   const compiled = FROM_SOURCE ? null : compileServers(ROOT);
-  const header = `${CONNECTIONS} connections, ${DURATION} s per run after a 2 s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
+  const header = `${CONNECTIONS} connections, ${DURATION} s per run after a ${WARMUP} s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
     + `peers send evidence: ${PEER_EVIDENCE === '1' ? 'yes' : 'no'}, `
@@ -685,6 +737,7 @@ async function main(): Promise<void> {
     '',
     markdownTable(rows),
     '',
+    ...(CALLGRIND ? [instructionTable(runs), '', 'Under callgrind: req/s, latency and CPU time above are valgrind\'s, not the servers\'; only the instruction counts are.', ''] : []),
     exactLine,
     answerProblems.length === 0
       ? `Same answer check: every server gave the same status, headers and verdict fields${COMPARED_FIELDS.includes('evidence') ? ', evidence included' : ''}${serviceOnly.length > 0 ? ` (fields only some servers return, not compared: ${serviceOnly.join(', ')})` : ''}.`
