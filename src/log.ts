@@ -5,6 +5,7 @@
 // and cost ~7% of a cache-hot request), the lines of one event-loop turn reach stdout as one chunk, and the
 // access line has a fixed-shape writer that puts its bytes straight into that chunk (logRequest, src/log-bytes.ts).
 import { pino, type Logger } from 'pino';
+import { isoTimestamp } from './core/dates.js';
 import { utf8, writeBytes, writeJsonString, writeNumber, writeText } from './log-bytes.js';
 
 export type { Logger };
@@ -45,14 +46,14 @@ function censor(line: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
-/** pino's isoTime, formatted once per millisecond instead of once per line (many lines share a millisecond). */
+/** pino's isoTime, from the millisecond's shared ISO string (isoTimestamp) instead of a Date per line. */
 let stampMs = -1;
 let stamp = '';
 function isoTime(): string {
   const now = Date.now();
   if (now !== stampMs) {
     stampMs = now;
-    stamp = `,"time":"${new Date(now).toISOString()}"`;
+    stamp = `,"time":"${isoTimestamp(now)}"`;
   }
   return stamp;
 }
@@ -306,7 +307,7 @@ function linePrefix(fast: FastLine): Uint8Array {
   const now = Date.now();
   if (now !== fast.prefixMs) {
     fast.prefixMs = now;
-    fast.prefix = utf8(`{"level":30,"time":"${new Date(now).toISOString()}"${fast.bindings},"request_id":`);
+    fast.prefix = utf8(`{"level":30,"time":"${isoTimestamp(now)}"${fast.bindings},"request_id":`);
   }
   return fast.prefix;
 }

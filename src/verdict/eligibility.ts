@@ -3,6 +3,7 @@
 import type { RedisClient } from '../redis/connection.js';
 import { randomFillSync } from 'node:crypto';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
+import { isoTimestamp } from '../core/dates.js';
 import { decide, decideWithoutEvidence, withEvidence, type Decision, type DecisionFields, type DecisionInput } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
@@ -652,7 +653,7 @@ export class EligibilityService {
 }
 
 export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHit: boolean): Verdict {
-  return toVerdictWith(decision, mc, decisionId(nowMs), isoMillis(nowMs), cacheHit);
+  return toVerdictWith(decision, mc, decisionId(nowMs), isoTimestamp(nowMs), cacheHit);
 }
 
 /** The one place that orders the verdict's fields (the JSON templates above rely on this order). */
@@ -674,16 +675,6 @@ function toVerdictWith(decision: Decision, mc: string, id: string, evaluatedAt: 
   };
 }
 
-// Many verdicts share a millisecond under load; format its ISO string once.
-let isoMs = Number.NaN;
-let iso = '';
-function isoMillis(nowMs: number): string {
-  if (nowMs !== isoMs) {
-    isoMs = nowMs;
-    iso = new Date(nowMs).toISOString();
-  }
-  return iso;
-}
 
 // Decision ids are UUIDv7 (RFC 9562): 48-bit Unix ms, version 7, 74 random bits. uuid's v7 asks the kernel for
 // 16 fresh bytes per id (crypto.getRandomValues), about 4% of a cache-hot request; a pool refilled every 819

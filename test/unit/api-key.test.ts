@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkKey, generateApiKey, hashSecret, parseApiKey, secretMatches, type StoredApiKey } from '../../src/auth/api-key.js';
+import { checkKey, generateApiKey, hashSecret, parseApiKey, secretMatches, splitKeyShape, type StoredApiKey } from '../../src/auth/api-key.js';
 import { Authenticator } from '../../src/auth/authenticate.js';
 import type { KeyStore } from '../../src/auth/key-store.js';
 import type { AppError } from '../../src/errors.js';
@@ -28,6 +28,15 @@ describe('api keys', () => {
       expect(parseApiKey(presented)).toBeNull();
     },
   );
+
+  it('splits a string of a key\'s shape without checking its characters (for the verified path only)', () => {
+    const { id, secret, plaintext } = generateApiKey();
+    expect(splitKeyShape(plaintext)).toEqual({ id, secret });
+    expect(splitKeyShape(`cek_ABC!EFGHIJKL_${'~'.repeat(43)}`)).toEqual({ id: 'ABC!EFGHIJKL', secret: '~'.repeat(43) });
+    for (const malformed of ['', `${plaintext}x`, plaintext.slice(1), `xek_${id}_${secret}`, `cek_${id}-${secret}`]) {
+      expect(splitKeyShape(malformed)).toBeNull();
+    }
+  });
 
   it('stores only a SHA-256 of the secret and compares it exactly', () => {
     const { secret } = generateApiKey();
@@ -92,6 +101,16 @@ describe('Authenticator on cached records (the per-request path)', () => {
     expect(outcome(() => auth.authenticateCached(wrong, 'eligibility', 'r4'))).toBe('unauthorized');
     expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r5'))).toBe('ok');
     expect(reasons).toEqual(['scope:batch', 'scope:batch', 'wrong_secret']);
+  });
+
+  it('takes a key of the right shape but foreign characters through the full check, even with a verified secret', () => {
+    const { id, secret, plaintext } = generateApiKey();
+    const { auth, reasons } = harness(stored(secret, { id }));
+    expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r1'))).toBe('ok');
+    // The test store finds the record under any id; the verified path still insists on the record's own id.
+    const foreignId = `cek_${id.slice(0, -1).toUpperCase()}!_${secret}`;
+    expect(outcome(() => auth.authenticateCached(foreignId, 'eligibility', 'r2'))).toBe('unauthorized');
+    expect(reasons).toEqual(['malformed']);
   });
 
   it('never expires a key whose expiry cannot be read, on either path (as checkKey)', () => {

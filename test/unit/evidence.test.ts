@@ -135,6 +135,16 @@ describe('decision record codec', () => {
     expect(JSON.stringify(stored.verdict)).toBe(JSON.stringify(rest));
   });
 
+  it('round-trips request ids and references that need escaping as JSON.stringify writes them', () => {
+    const verdict = toVerdict(decide(found({})), '123456', NOW, true);
+    for (const text of ['r.1:a-b_c', 'load "7"', 'back\\slash', 'tab\there', 'Ladung Zürich', '\u{1F69A} truck', 'lone \ud800', '']) {
+      const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId: text, reference: text, jobId: null, row: null };
+      const raw = encodeRecord(verdict, context);
+      expect(raw).toContain(`,${JSON.stringify(text)},${JSON.stringify(text)},`);
+      expect(decodeRecord(verdict.decision_id, raw).context).toEqual(context);
+    }
+  });
+
   it('encodes a cache-hot verdict from its cached tail exactly as field by field, and notices a changed field', () => {
     const decision = decide(found({ safety_rating: 'C', mcs150_date: daysAgo(800) }));
     const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId: 'r-1', reference: 'load "7"', jobId: null, row: null };
