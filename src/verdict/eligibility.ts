@@ -87,6 +87,12 @@ interface VerdictTemplate {
   answeredOnce?: boolean;
 }
 
+/**
+ * The evaluated_at last written into each whole body: many verdicts of a template share a millisecond under load
+ * (isoTimestamp gives them the same string), and then only the id changes (24 of the 60 bytes left alone).
+ */
+interface SplicedTimes { hit: string; miss: string }
+
 /** ASCII length of a decision id (UUID) and of evaluated_at (ISO 8601 with milliseconds). */
 const ID_LENGTH = 36;
 const TIME_LENGTH = 24;
@@ -101,7 +107,7 @@ const TIME_LENGTH = 24;
  *   and the MC number, written one after another into the adapter's send buffer.
  */
 type TemplateBytes =
-  | { kind: 'whole'; hit: Buffer; miss: Buffer; idAt: number; timeAt: number }
+  | { kind: 'whole'; hit: Buffer; miss: Buffer; idAt: number; timeAt: number; spliced: SplicedTimes }
   | { kind: 'pieces'; head: Buffer; middle: Buffer; tailHit: Buffer; tailMiss: Buffer; rest: Buffer };
 
 function templateBytes(template: VerdictTemplate): TemplateBytes {
@@ -121,7 +127,7 @@ function templateBytes(template: VerdictTemplate): TemplateBytes {
     body.write(text);
     return body;
   };
-  return { kind: 'whole', hit: whole(template.tailHit), miss: whole(template.tailMiss), idAt, timeAt };
+  return { kind: 'whole', hit: whole(template.tailHit), miss: whole(template.tailMiss), idAt, timeAt, spliced: { hit: '', miss: '' } };
 }
 
 /** Copies `text` to `target` at `offset` when it is `length` ASCII characters; false (nothing sane written) if not. */
@@ -302,8 +308,19 @@ export class VerdictBytes {
     if (bytes === null || bytes.kind !== 'whole') return null;
     const { verdict } = this;
     const body = verdict.cache_hit ? bytes.hit : bytes.miss;
-    return spliceAscii(body, bytes.idAt, verdict.decision_id, ID_LENGTH) && spliceAscii(body, bytes.timeAt, verdict.evaluated_at, TIME_LENGTH)
-      ? body : null;
+    if (!spliceAscii(body, bytes.idAt, verdict.decision_id, ID_LENGTH)) return null;
+    const { spliced } = bytes;
+    const time = verdict.evaluated_at;
+    if (time === (verdict.cache_hit ? spliced.hit : spliced.miss)) return body;
+    if (!spliceAscii(body, bytes.timeAt, time, TIME_LENGTH)) {
+      // Half written: whatever this buffer holds at the time's place is no longer known.
+      if (verdict.cache_hit) spliced.hit = '';
+      else spliced.miss = '';
+      return null;
+    }
+    if (verdict.cache_hit) spliced.hit = time;
+    else spliced.miss = time;
+    return body;
   }
 
   writeTo(target: Buffer): number {

@@ -14,7 +14,7 @@ import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
 import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates } from '../../src/verdict/eligibility.js';
+import { serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates, type Verdict } from '../../src/verdict/eligibility.js';
 
 /** mulberry32: a tiny seeded PRNG, enough to generate test inputs reproducibly. */
 function prng(seed: number) {
@@ -263,6 +263,28 @@ describe('verdict templates', () => {
     expect(sent[0]).toBeNull();
     expect(sent[1]).not.toBeNull();
     expect(sent[2]).toBe(sent[1]);
+  });
+
+  it('splice each verdict\'s own id and time into a template\'s buffer, also when verdicts share a millisecond', () => {
+    const templates = new VerdictTemplates();
+    const lookup: CarrierLookup = { kind: 'found', record: record(prng(9), '88') };
+    const ruleset = { version: 1, published_at: '', rules: DEFAULT_RULE_SET };
+    const snapshot = snapshotMeta('v', NOW);
+    const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const decision = templates.settleInput(input, '88');
+    const own = (verdict: Verdict) => (verdictBytes(verdict) as VerdictBytes).ownBytes()?.toString('utf8') ?? null;
+    own(toVerdict(decision, '88', NOW, true)); // the first verdict is written from text; the bytes come next
+    // Within one millisecond only the id changes; hit and miss bodies each keep their own time.
+    for (const [offset, cacheHit] of [[0, true], [0, true], [0, false], [1, true], [1, false], [1, false], [2, true]] as const) {
+      const verdict = toVerdict(decision, '88', NOW + offset, cacheHit);
+      expect(own(verdict)).toBe(JSON.stringify(verdict));
+    }
+    // A time of the right length but not ASCII is refused after part of it was written; the next verdict of the
+    // millisecond before it must get its whole time back.
+    const before = toVerdict(decision, '88', NOW + 2, true);
+    expect(own({ ...before, evaluated_at: `${before.evaluated_at.slice(0, 20)}é00Z` })).toBeNull();
+    const after = toVerdict(decision, '88', NOW + 2, true);
+    expect(own(after)).toBe(JSON.stringify(after));
   });
 
   it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
