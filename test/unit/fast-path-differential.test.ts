@@ -242,12 +242,16 @@ describe('verdict templates', () => {
     expect(templates.settleInput(input, '6')).not.toBe(decision);
   });
 
-  it('write a one-MC template\'s first verdict from its text and encode its bytes from the second on', () => {
-    const templates = new VerdictTemplates();
-    const lookup: CarrierLookup = { kind: 'found', record: record(prng(5), '77') };
+  /** Fresh templates and the check input of one found carrier (a one-MC template). */
+  function foundCarrier(seed: number, mc: string) {
+    const lookup: CarrierLookup = { kind: 'found', record: record(prng(seed), mc) };
     const ruleset = { version: 1, published_at: '', rules: DEFAULT_RULE_SET };
-    const snapshot = snapshotMeta('v', NOW);
-    const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const input = { lookup, ruleset, snapshot: snapshotMeta('v', NOW), backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    return { templates: new VerdictTemplates(), input };
+  }
+
+  it('write a one-MC template\'s first verdict from its text and encode its bytes from the second on', () => {
+    const { templates, input } = foundCarrier(5, '77');
     const scratch = Buffer.alloc(64 * 1024);
     const sent: Array<Buffer | null> = [];
     for (let index = 0; index < 3; index += 1) {
@@ -266,11 +270,7 @@ describe('verdict templates', () => {
   });
 
   it('splice each verdict\'s own id and time into a template\'s buffer, also when verdicts share a millisecond', () => {
-    const templates = new VerdictTemplates();
-    const lookup: CarrierLookup = { kind: 'found', record: record(prng(9), '88') };
-    const ruleset = { version: 1, published_at: '', rules: DEFAULT_RULE_SET };
-    const snapshot = snapshotMeta('v', NOW);
-    const input = { lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false };
+    const { templates, input } = foundCarrier(9, '88');
     const decision = templates.settleInput(input, '88');
     const own = (verdict: Verdict) => (verdictBytes(verdict) as VerdictBytes).ownBytes()?.toString('utf8') ?? null;
     own(toVerdict(decision, '88', NOW, true)); // the first verdict is written from text; the bytes come next
