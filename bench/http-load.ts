@@ -646,7 +646,8 @@ async function main(): Promise<void> {
       targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
     }
     const serviceEnv = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
-    // Node options of the services under test: the profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS).
+    // Node options of the services under test, a BENCH_BASELINE's too (a before/after on the same terms): the
+    // profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS).
     const profile = [
       ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
       ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
@@ -670,12 +671,12 @@ async function main(): Promise<void> {
       const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
       const baseEnv = { ...serviceEnv, ...baselineEnv(env.BENCH_BASELINE_ENV) };
       if (SCENARIOS.has('hot')) {
-        const baseHot = await Server.start(script, baseEnv);
+        const baseHot = await Server.start(script, baseEnv, profile);
         children.push(baseHot);
         targets.push({ scenario: `${label}, cache-hot`, child: baseHot, load: hot });
       }
       if (SCENARIOS.has('cold')) {
-        const baseCold = await Server.start(script, { ...baseEnv, CARRIER_CACHE_MAX: '1000' });
+        const baseCold = await Server.start(script, { ...baseEnv, CARRIER_CACHE_MAX: '1000' }, profile);
         children.push(baseCold);
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
