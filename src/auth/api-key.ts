@@ -31,8 +31,7 @@ const KEY_CHARS = ID_END + 1 + SECRET_CHARS;
 
 export function parseApiKey(presented: string): { id: string; secret: string } | null {
   // test() and two slices rather than exec(): no match array per request (every check presents a key).
-  if (!KEY_FORMAT.test(presented)) return null;
-  return { id: presented.slice(ID_START, ID_END), secret: presented.slice(ID_END + 1) };
+  return KEY_FORMAT.test(presented) ? splitKeyShape(presented) : null;
 }
 
 /**

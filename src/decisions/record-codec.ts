@@ -11,6 +11,7 @@ import { isoTimestamp } from '../core/dates.js';
 import type { Decision } from '../core/decide.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import { REASON_CODES, type Reason } from '../core/reasons.js';
+import { jsonString } from '../log-bytes.js';
 import type { Verdict } from '../verdict/eligibility.js';
 
 export const RECORD_FORMAT = 1;
@@ -138,20 +139,8 @@ function contextHead(context: RecordContext): string {
     + ',' + jsonOrNull(context.jobId) + ',' + (context.row === null ? 'null' : JSON.stringify(context.row));
 }
 
+// Request ids and references through jsonString (src/log-bytes.ts): quoted in place when nothing needs escaping.
 const jsonOrNull = (value: string | null): string => (value === null ? 'null' : jsonString(value));
-
-/**
- * JSON.stringify of a string, quoted in place when nothing in it needs escaping (printable ASCII without `"` or
- * `\`: request ids always, by the HTTP adapter's rule or generator). JSON.stringify is a call into C++: 1.4k of a
- * cache-hot check's ~70k instructions under callgrind, for a request id of 15 characters (round 17).
- */
-function jsonString(text: string): string {
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text);
-  }
-  return `"${text}"`;
-}
 
 /** A record's positions 8–17 as JSON (with a leading comma and a trailing one), per evidence. */
 interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'data_as_of'> {

@@ -2,7 +2,7 @@
 // of a string, String() of a number (JSON's null for NaN and infinities), UTF-8 of any text, including the inputs
 // that leave their fast paths (escapes, non-ASCII, lone surrogates, numbers with more than two decimals).
 import { describe, expect, it } from 'vitest';
-import { writeBytes, writeJsonString, writeNumber, writeText } from '../../src/log-bytes.js';
+import { jsonString, writeBytes, writeJsonString, writeNumber, writeText } from '../../src/log-bytes.js';
 
 const target = Buffer.alloc(4096);
 
@@ -43,8 +43,8 @@ describe('writeNumber', () => {
   });
 });
 
-describe('writeJsonString', () => {
-  it('writes what JSON.stringify writes, escapes, non-ASCII and lone surrogates included', () => {
+describe('writeJsonString and jsonString', () => {
+  it('write what JSON.stringify writes, escapes, non-ASCII and lone surrogates included', () => {
     const next = random(2);
     const samples = ['', 'r1', 'rAbC.9z', 'a"b', 'a\\b', 'line\nbreak', '\u0000\u001f', '\u007f', 'é', 'Ñandú 運送 🚚', '\ud800', 'x\udc00y'];
     for (let index = 0; index < 5_000; index += 1) {
@@ -54,7 +54,10 @@ describe('writeJsonString', () => {
       for (let char = 0; char < length; char += 1) text += String.fromCharCode(next() < 0.9 ? 0x20 + Math.floor(next() * 95) : Math.floor(next() * 0x10000));
       samples.push(text);
     }
-    for (const text of samples) expect(written((buffer, at) => writeJsonString(buffer, at, text))).toBe(JSON.stringify(text));
+    for (const text of samples) {
+      expect(written((buffer, at) => writeJsonString(buffer, at, text))).toBe(JSON.stringify(text));
+      expect(jsonString(text)).toBe(JSON.stringify(text));
+    }
   });
 });
 
