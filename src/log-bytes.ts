@@ -54,10 +54,15 @@ function needsJsonCare(code: number): boolean {
  * id of 15 characters in its decision record (round 17, bench/README.md).
  */
 export function jsonString(text: string): string {
+  return isVerbatimJson(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** True when `JSON.stringify(text)` is `text` between quotes (nothing in it to escape). */
+export function isVerbatimJson(text: string): boolean {
   for (let index = 0; index < text.length; index += 1) {
-    if (needsJsonCare(text.charCodeAt(index))) return JSON.stringify(text);
+    if (needsJsonCare(text.charCodeAt(index))) return false;
   }
-  return `"${text}"`;
+  return true;
 }
 
 /**

@@ -160,6 +160,19 @@ describe('decision record codec', () => {
     }
   });
 
+  it('encodes checks without a reference (the one-string tail) exactly as field by field', () => {
+    const decision = decide(found({ safety_rating: 'C' }));
+    for (const [step, requestId] of ['r-1', 'r-2', 'load "7"', 'Zürich', 'r-3'].entries()) {
+      for (const [mc, cacheHit] of [['123456', true], ['123456', false], ['654321', true], ['123456', true]] as const) {
+        const verdict = toVerdict(decision, mc, NOW + step, cacheHit);
+        const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId, reference: null, jobId: null, row: null };
+        const raw = encodeRecord(verdict, context);
+        expect(raw).toBe(encodeRecordGeneral(verdict, context));
+        expect(decodeRecord(verdict.decision_id, raw).context).toEqual(context);
+      }
+    }
+  });
+
   it('encodes not-found verdicts of many MC numbers from one cached tail exactly as field by field', () => {
     const decision = decide(input({ lookup: NOT_FOUND }));
     const context = { kind: 'check' as const, keyId: 'k1', account: 'acme', requestId: 'r-1', reference: null, jobId: null, row: null };

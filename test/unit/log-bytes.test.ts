@@ -63,7 +63,7 @@ describe('writeJsonString and jsonString', () => {
 
 describe('writeText and writeBytes', () => {
   it('write the UTF-8 of any text, and bytes as they are', () => {
-    for (const text of ['', 'plain ascii', ',"tier":"preferred"', 'Zürich', '運送 🚚', 'a\ud800b']) {
+    for (const text of ['', 'plain ascii', ',"tier":"preferred"', 'Zürich', '運送 🚚', 'a\ud800b', 'a piece longer than the loop copies, set() copies it']) {
       expect(written((buffer, at) => writeText(buffer, at, text))).toBe(Buffer.from(text, 'utf8').toString('utf8'));
       expect(written((buffer, at) => writeBytes(buffer, at, Buffer.from(text, 'utf8')))).toBe(Buffer.from(text, 'utf8').toString('utf8'));
     }

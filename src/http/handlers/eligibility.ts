@@ -51,36 +51,36 @@ export function verdictHeadBlock(budget: BudgetDecision | null): string {
   return lastBlock;
 }
 
-// The access line's members (logRequest's parts), as bytes where they repeat: `,"key_id":"…"` of the last key seen
-// (consecutive checks mostly share a key), and the verdict's members of the last verdict template, which
-// verdictOutput gives as the same string while the template and MC number repeat (a cache-hot run). A verdict's
-// members seen for the first time stay a string (cache-cold checks rarely repeat one): encoding those to bytes
-// would cost more than writing them once.
+// The access line's members (logRequest's parts), as bytes where they repeat: `,"key_id":"…","decision_id":"` of the
+// last key seen (consecutive checks mostly share a key), and the decision id's closing quote with the verdict's
+// members of the last verdict template, which verdictOutput gives as the same string while the template and MC
+// number repeat (a cache-hot run). A verdict's members seen for the first time stay a string (cache-cold checks
+// rarely repeat one): encoding those to bytes would cost more than writing them once. Constant neighbours are one
+// piece each: four pieces a line instead of six, each a copy and a few property loads less (round 18).
 let lastKeyId: string | null = null;
-let lastKeyMember: Uint8Array = Buffer.from(',"key_id":null');
+let lastKeyOpening: Uint8Array = Buffer.from(',"key_id":null,"decision_id":"');
 
-function keyIdMember(keyId: string | null): Uint8Array {
+function keyIdOpening(keyId: string | null): Uint8Array {
   if (keyId !== lastKeyId) {
-    lastKeyMember = Buffer.from(`,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)}`);
+    lastKeyOpening = Buffer.from(`,"key_id":${keyId === null ? 'null' : JSON.stringify(keyId)},"decision_id":"`);
     lastKeyId = keyId;
   }
-  return lastKeyMember;
+  return lastKeyOpening;
 }
 
 let lastVerdictMembers = '';
 let lastVerdictBytes: Uint8Array | null = null;
 
-function verdictMembers(members: string): LinePart {
+/** `"` (closing the decision id) and the verdict's members. */
+function idCloseAndVerdictMembers(members: string): LinePart {
   if (members !== lastVerdictMembers) {
     lastVerdictMembers = members;
     lastVerdictBytes = null;
-    return members;
+    return `"${members}`;
   }
-  return lastVerdictBytes ??= Buffer.from(members);
+  return lastVerdictBytes ??= Buffer.from(`"${members}`);
 }
 
-const DECISION_ID_OPEN = Buffer.from(',"decision_id":"');
-const QUOTE = Buffer.from('"');
 /** The closing members, by [cache_hit][recorded]. */
 const FLAGS = [
   [Buffer.from(',"cache_hit":false,"recorded":false'), Buffer.from(',"cache_hit":false,"recorded":true')],
@@ -97,7 +97,7 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
     bytes,
     text: bytes === undefined ? serialiseVerdict(verdict) : undefined,
     // The access line's fields: key, decision id (a UUID: nothing to escape), the verdict's members, the flags.
-    logParts: [keyIdMember(keyId), DECISION_ID_OPEN, verdict.decision_id, QUOTE, verdictMembers(output.logMembers),
+    logParts: [keyIdOpening(keyId), verdict.decision_id, idCloseAndVerdictMembers(output.logMembers),
       FLAGS[verdict.cache_hit ? 1 : 0][recorded ? 1 : 0]],
   };
 }
