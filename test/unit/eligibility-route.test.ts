@@ -10,19 +10,20 @@ import { eligibilityRoute, type EligibilityDeps } from '../../src/http/handlers/
 import type { HttpRequest, HttpResponse, Route } from '../../src/http/uws.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { toVerdict, type Verdict } from '../../src/verdict/eligibility.js';
+import { toVerdict, VerdictTemplates, type Verdict } from '../../src/verdict/eligibility.js';
 
 const KEY = { id: 'k1', account: 'acme', rate_per_minute: 100, scopes: ['eligibility'] } as unknown as StoredApiKey;
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 
+const RULESET = { version: 1, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET };
+const SNAPSHOT = {
+  version: 'v1', data_as_of: '2026-11-20T06:00:00Z', created_at: '2026-11-20T06:00:00Z', carrier_count: 1,
+  sources: Object.fromEntries(SOURCE_NAMES.map((source) => [source, { present: true, as_of: '2026-11-20T06:00:00Z', rows: 1 }])),
+};
+
 function verdictFor(mc: string, degraded = false): Verdict {
   const decision = decide({
-    lookup: degraded ? null : NOT_FOUND, backendAvailable: !degraded, maxDataAgeSeconds: 172_800, nowMs: NOW,
-    ruleset: { version: 1, published_at: '2026-11-01T00:00:00Z', rules: DEFAULT_RULE_SET },
-    snapshot: {
-      version: 'v1', data_as_of: '2026-11-20T06:00:00Z', created_at: '2026-11-20T06:00:00Z', carrier_count: 1,
-      sources: Object.fromEntries(SOURCE_NAMES.map((source) => [source, { present: true, as_of: '2026-11-20T06:00:00Z', rows: 1 }])),
-    },
+    lookup: degraded ? null : NOT_FOUND, backendAvailable: !degraded, maxDataAgeSeconds: 172_800, nowMs: NOW, ruleset: RULESET, snapshot: SNAPSHOT,
   });
   return toVerdict(decision, mc, NOW, false);
 }
@@ -107,6 +108,23 @@ describe('eligibility route around its budget draw', () => {
     expect(calls.counted).toBe(1);
     expect(logText(response)).toContain('"reasons":["carrier_not_found"]');
     expect(logText(response)).toContain('"recorded":true');
+  });
+
+  it('writes the access line\'s verdict members the same whether they repeat (one piece) or change (three)', async () => {
+    // Templated verdicts, as the service gives them: the not-found template every unknown number shares, its rest as bytes.
+    const templates = new VerdictTemplates();
+    const check = async (mc: string) => toVerdict(templates.settleInput({
+      lookup: NOT_FOUND, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false, ruleset: RULESET, snapshot: SNAPSHOT,
+    }, mc), mc, NOW, true);
+    const { route } = harness({ likelyAdmits: true, draw: decision(true), check });
+    // Repeats, changes, back again.
+    for (const mc of ['7', '7', '7', '8', '7', '1234567', '1234567']) {
+      const response = await ask(route, request(JSON.stringify({ mc_number: mc })));
+      expect(JSON.parse(`{${logText(response).slice(1)}}`)).toEqual({
+        key_id: 'k1', decision_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, mc_number: mc, eligible: false, tier: null,
+        reasons: ['carrier_not_found'], ruleset_version: 1, data_as_of: '2026-11-20T06:00:00Z', cache_hit: true, recorded: true,
+      });
+    }
   });
 
   it('reads a draw that settled before the check resumed without waiting on its promise, admitted or refused', async () => {
