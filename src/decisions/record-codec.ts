@@ -128,7 +128,7 @@ let lastMc = '';
 let lastClosing = '0,""]';
 function lastPositions(cacheHit: boolean, mc: string): string {
   if (mc !== lastMc || cacheHit !== lastHit) {
-    lastClosing = `${cacheHit ? 1 : 0},${JSON.stringify(mc)}]`;
+    lastClosing = `${cacheHit ? 1 : 0},${jsonString(mc)}]`;
     lastMc = mc;
     lastHit = cacheHit;
   }

@@ -4,7 +4,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { randomFillSync } from 'node:crypto';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { isoTimestamp } from '../core/dates.js';
-import { utf8, writeBytes, writeText } from '../log-bytes.js';
+import { jsonString, utf8, writeBytes, writeText } from '../log-bytes.js';
 import { decide, decideWithoutEvidence, withEvidence, type Decision, type DecisionFields, type DecisionInput } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
@@ -157,12 +157,13 @@ function sameDecision(a: DecisionFields, b: DecisionFields): boolean {
 const ID_FIELD = '"decision_id":"';
 const MC_AFTER_MISS = '"cache_hit":false,"mc_number":';
 
-// The last MC number's JSON: consecutive verdicts mostly share it (cache-hot), so one JSON.stringify per run.
+// The last MC number's JSON: consecutive verdicts mostly share it (cache-hot), so one per run, and quoted in place
+// when nothing needs escaping (jsonString): a cache-cold check's new number each time was a JSON.stringify call.
 let lastMc = '';
 let lastMcJson = '""';
 function mcJson(mc: string): string {
   if (mc !== lastMc) {
-    lastMcJson = JSON.stringify(mc);
+    lastMcJson = jsonString(mc);
     lastMc = mc;
   }
   return lastMcJson;
