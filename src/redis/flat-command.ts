@@ -5,31 +5,22 @@
 // (bench/micro, "redis:" rows). The request path's coalesced commands grow with the turn (a turn's record HSET has
 // two arguments per check, its carrier read two per cache-cold check), so that copy alone was ~1 % of a cache-hot
 // check and ~3 % of a cache-cold one in `perf` (round 11 in bench/README.md). Here the Command is built with no
-// arguments and handed the caller's list afterwards, and since round 18 writes its own RESP bytes (encodeCommand,
-// src/redis/resp.ts) instead of ioredis' per-argument string building; the rest (reply matching, command timeout,
-// offline queue, reply decoding to UTF-8 strings) stays ioredis'.
+// arguments and handed the caller's list afterwards; the rest (reply matching, command timeout, offline queue,
+// reply decoding to UTF-8 strings) stays ioredis'.
 //
 // Standalone and Sentinel clients only: a Cluster client groups commands per node only when they come through its
 // generated methods (auto-pipelining, src/redis/connection.ts), so Cluster callers keep those.
 import { createHash } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
-import { encodeCommand } from './resp.js';
 
 const NO_ARGS: string[] = [];
-
-/** A Command of string arguments that writes its RESP bytes itself (what ioredis would write, built as bytes). */
-class FlatCommand extends Command {
-  override toWritable(): Buffer {
-    return encodeCommand(this.name, this.args as string[]);
-  }
-}
 
 /**
  * Sends `name` with `args` as they are. `args` must be final: strings only (no numbers, objects or nested lists,
  * which ioredis would otherwise convert), and not modified until the reply.
  */
 export function sendFlat(client: Redis, name: string, args: string[]): Promise<unknown> {
-  const command = new FlatCommand(name, NO_ARGS, { replyEncoding: 'utf8' });
+  const command = new Command(name, NO_ARGS, { replyEncoding: 'utf8' });
   command.args = args;
   client.sendCommand(command);
   return command.promise as Promise<unknown>;
