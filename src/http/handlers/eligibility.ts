@@ -77,7 +77,8 @@ let lastVerdictMembers: Uint8Array | null = null;
 function lineParts(keyId: string | null, decisionId: string, output: VerdictOutput, flags: Uint8Array): LinePart[] {
   const opening = keyIdOpening(keyId);
   if (output.logMc === lastLogMc && output.logRest === lastLogRest) {
-    lastVerdictMembers ??= Buffer.concat([MC_NUMBER_NAME, Buffer.from(output.logMc), typeof output.logRest === 'string' ? Buffer.from(output.logRest) : output.logRest]);
+    const rest = typeof output.logRest === 'string' ? Buffer.from(output.logRest) : output.logRest;
+    lastVerdictMembers ??= Buffer.concat([MC_NUMBER_NAME, Buffer.from(output.logMc), rest]);
     return [opening, decisionId, lastVerdictMembers, flags];
   }
   lastLogMc = output.logMc;
