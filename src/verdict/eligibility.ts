@@ -338,9 +338,9 @@ export class VerdictBytes {
     const { verdict } = this;
     const tail = verdict.cache_hit ? bytes.tailHit : bytes.tailMiss;
     const mc = mcJson(verdict.mc_number);
-    // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates the MC number.
-    if (verdict.decision_id.length !== ID_LENGTH || verdict.evaluated_at.length !== TIME_LENGTH
-      || bytes.head.length + ID_LENGTH + bytes.middle.length + TIME_LENGTH + tail.length + mc.length * 3 + bytes.rest.length > target.length) return -1;
+    // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates the MC number. The id's
+    // and the time's lengths are spliceAscii's to check (it writes nothing when one is not its length).
+    if (bytes.head.length + ID_LENGTH + bytes.middle.length + TIME_LENGTH + tail.length + mc.length * 3 + bytes.rest.length > target.length) return -1;
     // TypedArray.set and loops for the short ASCII pieces rather than Buffer.copy and Buffer.write, whose argument
     // handling cost ~3.8k of a cache-cold check's instructions under callgrind here (round 18).
     let offset = writeBytes(target, 0, bytes.head);
