@@ -294,6 +294,22 @@ describe('verdict templates', () => {
     expect(own(after)).toBe(JSON.stringify(after));
   });
 
+  it('refuses to write the not-found template\'s pieces around an id or time that is not ASCII of its length', () => {
+    const templates = new VerdictTemplates();
+    const input = {
+      lookup: NOT_FOUND, ruleset: { version: 3, published_at: '', rules: DEFAULT_RULE_SET }, snapshot: snapshotMeta('v9', NOW),
+      backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs: NOW, onDoNotUseList: false,
+    };
+    const verdict = toVerdict(templates.settleInput(input, '100'), '100', NOW, false);
+    const scratch = Buffer.alloc(64 * 1024);
+    const written = (altered: Verdict) => (verdictBytes(altered) as VerdictBytes).writeTo(scratch);
+    expect(scratch.toString('utf8', 0, written(verdict))).toBe(JSON.stringify(verdict));
+    expect(written({ ...verdict, decision_id: verdict.decision_id.slice(1) })).toBe(-1);
+    expect(written({ ...verdict, decision_id: `${verdict.decision_id.slice(0, 35)}é` })).toBe(-1);
+    expect(written({ ...verdict, evaluated_at: `${verdict.evaluated_at}0` })).toBe(-1);
+    expect(written({ ...verdict, evaluated_at: `${verdict.evaluated_at.slice(0, 20)}é00Z` })).toBe(-1);
+  });
+
   it('falls back to JSON.stringify for a verdict that is not its template\'s', () => {
     const templates = new VerdictTemplates();
     const rng = prng(11);
