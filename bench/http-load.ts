@@ -10,7 +10,7 @@
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
 // BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,raw-verdict,floor,hot,cold,naive,fastify,exact; also
-// naive-cold, fastify-cold), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
+// naive-cold, fastify-cold, and direct: the service's parts under one hand-written uWS handler, bench/direct-uws.ts), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
 // (1: the peers' verdicts and records carry the evidence, as the service's do; 0: dropped, the peers before round 12),
@@ -20,7 +20,8 @@
 // this checkout), BENCH_BASELINE_ENV (NAME=value,… given to the baseline's services only: with BENCH_BASELINE=. it
 // prices a setting, e.g. DECISION_RECORDS=off for what writing the decision records costs),
 // BENCH_FROM_SOURCE (0: the servers run compiled by tsc, as in production; 1: the .ts sources through tsx),
-// BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_K8S_NODE_OPTIONS (1: every server
+// BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_BASELINE_NODE_ARGS (the baseline's
+// instead of BENCH_NODE_ARGS: with BENCH_BASELINE=. it prices a Node option), BENCH_K8S_NODE_OPTIONS (1: every server
 // runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
 // stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts),
 // BENCH_FRESH_PROCESSES (0; 1: every server is a new process in every round, see measureAll), BENCH_WARMUP (s of load
@@ -404,6 +405,7 @@ const RAW = 'raw uWS, fixed JSON';
 const RAW_VERDICT = 'raw uWS, fixed JSON of the verdict\'s length';
 const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 const HOT = 'service, cache-hot';
+const DIRECT = 'service parts, one direct uWS handler, cache-hot';
 const COLD = 'service, cache-cold';
 const PEERS = [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const;
 
@@ -658,6 +660,12 @@ async function main(): Promise<void> {
       children.push(hotService);
       if (SCENARIOS.has('hot')) targets.push({ scenario: HOT, child: hotService, load: hot });
     }
+    if (SCENARIOS.has('direct')) {
+      // The service's parts without its HTTP adapter and route (bench/direct-uws.ts): what their generality costs.
+      const direct = await Server.start(serverScript(compiled, ROOT, 'bench/direct-uws'), serviceEnv, profile);
+      children.push(direct);
+      targets.push({ scenario: DIRECT, child: direct, load: hot });
+    }
     if (SCENARIOS.has('cold')) {
       // A small LRU and a key range ten times the snapshot: nearly every request is one Redis HGET, 90% of them
       // for unknown carriers (negative results are cached too, hence the small LRU).
@@ -670,13 +678,17 @@ async function main(): Promise<void> {
       const baseRoot = env.BENCH_BASELINE.replace(/\/$/, '');
       const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
       const baseEnv = { ...serviceEnv, ...baselineEnv(env.BENCH_BASELINE_ENV) };
+      // BENCH_BASELINE_NODE_ARGS: the baseline's extra Node options instead of BENCH_NODE_ARGS (BENCH_BASELINE=. then
+      // prices a Node option of this tree).
+      const baseArgs = env.BENCH_BASELINE_NODE_ARGS === undefined ? profile
+        : [...profile.filter((arg) => !(env.BENCH_NODE_ARGS ?? '').split(' ').includes(arg)), ...env.BENCH_BASELINE_NODE_ARGS.split(' ').filter(Boolean)];
       if (SCENARIOS.has('hot')) {
-        const baseHot = await Server.start(script, baseEnv, profile);
+        const baseHot = await Server.start(script, baseEnv, baseArgs);
         children.push(baseHot);
         targets.push({ scenario: `${label}, cache-hot`, child: baseHot, load: hot });
       }
       if (SCENARIOS.has('cold')) {
-        const baseCold = await Server.start(script, { ...baseEnv, CARRIER_CACHE_MAX: '1000' }, profile);
+        const baseCold = await Server.start(script, { ...baseEnv, CARRIER_CACHE_MAX: '1000' }, baseArgs);
         children.push(baseCold);
         targets.push({ scenario: `${label}, cache-cold`, child: baseCold, load: cold });
       }
