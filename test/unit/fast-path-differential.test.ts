@@ -276,6 +276,27 @@ describe('verdict templates', () => {
     expect(sent[2]).toBe(sent[1]);
   });
 
+  it('write a one-MC template\'s first verdict piece by piece, a name beyond ASCII included, and refuse an id or time that is not ASCII of its length', () => {
+    const scratch = Buffer.alloc(64 * 1024);
+    /** The first verdict of a fresh template, altered, written by writeTo (its pieces: no bytes encoded yet). */
+    const firstWritten = (alter: (verdict: Verdict) => Verdict) => {
+      const { templates, input } = foundCarrier(21, '4321');
+      const record = { ...(input.lookup as Extract<CarrierLookup, { kind: 'found' }>).record, legal_name: 'TRANSPORTES ÑANDÚ — CARGA 🚚' };
+      const lookup: CarrierLookup = { kind: 'found', record };
+      const decision = templates.settleInput({ ...input, lookup }, '4321');
+      const verdict = alter(toVerdict(decision, '4321', NOW, true));
+      const length = (verdictBytes(verdict) as VerdictBytes).writeTo(scratch);
+      return { verdict, text: length < 0 ? null : scratch.toString('utf8', 0, length) };
+    };
+    const plain = firstWritten((verdict) => verdict);
+    expect(plain.text).toBe(JSON.stringify(plain.verdict));
+    expect(plain.text).toContain('TRANSPORTES ÑANDÚ — CARGA 🚚');
+    expect(firstWritten((verdict) => ({ ...verdict, decision_id: verdict.decision_id.slice(1) })).text).toBeNull();
+    expect(firstWritten((verdict) => ({ ...verdict, decision_id: `${verdict.decision_id.slice(0, 35)}é` })).text).toBeNull();
+    expect(firstWritten((verdict) => ({ ...verdict, evaluated_at: `${verdict.evaluated_at}0` })).text).toBeNull();
+    expect(firstWritten((verdict) => ({ ...verdict, evaluated_at: `${verdict.evaluated_at.slice(0, 20)}é00Z` })).text).toBeNull();
+  });
+
   it('splice each verdict\'s own id and time into a template\'s buffer, also when verdicts share a millisecond', () => {
     const { templates, input } = foundCarrier(9, '88');
     const decision = templates.settleInput(input, '88');
