@@ -335,25 +335,14 @@ export class VerdictBytes {
 
   writeTo(target: Buffer): number {
     const bytes = this.encoded();
-    if (bytes === null) return writeTemplateText(this.template, this.verdict, target);
+    // The first verdict of a one-MC template is written from its text's pieces: joining them first made V8 copy
+    // the ~3.4 KB into a flat string before encoding it (round 20).
+    if (bytes === null) return writePieces(this.template, this.verdict, target);
     if (bytes.kind === 'whole') {
       const body = this.ownBytes();
       return body === null || body.length > target.length ? -1 : body.copy(target, 0);
     }
-    const { verdict } = this;
-    const tail = verdict.cache_hit ? bytes.tailHit : bytes.tailMiss;
-    const mc = mcJson(verdict.mc_number);
-    // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates the MC number. The id's
-    // and the time's lengths are spliceAscii's to check (it writes nothing when one is not its length).
-    if (bytes.head.length + ID_LENGTH + bytes.middle.length + TIME_LENGTH + tail.length + mc.length * 3 + bytes.rest.length > target.length) return -1;
-    // TypedArray.set and loops for the short ASCII pieces rather than Buffer.copy and Buffer.write, whose argument
-    // handling cost ~3.8k of a cache-cold check's instructions under callgrind here (round 18).
-    let offset = writeBytes(target, 0, bytes.head);
-    if (!spliceAscii(target, offset, verdict.decision_id, ID_LENGTH)) return -1;
-    offset = writeBytes(target, offset + ID_LENGTH, bytes.middle);
-    if (!spliceAscii(target, offset, verdict.evaluated_at, TIME_LENGTH)) return -1;
-    offset = writeText(target, writeBytes(target, offset + TIME_LENGTH, tail), mc);
-    return writeBytes(target, offset, bytes.rest);
+    return writePieces(bytes, this.verdict, target);
   }
 
   toString(): string {
@@ -361,24 +350,42 @@ export class VerdictBytes {
   }
 }
 
+/** A template's pieces around the id, the time and the MC number: its text (strings) or their UTF-8 (bytes). */
+interface TemplatePieces {
+  head: string | Uint8Array;
+  middle: string | Uint8Array;
+  tailHit: string | Uint8Array;
+  tailMiss: string | Uint8Array;
+  rest: string | Uint8Array;
+}
+
+/** The most bytes a piece can take: a UTF-16 unit is at most 3 UTF-8 bytes. */
+function room(piece: string | Uint8Array): number {
+  return typeof piece === 'string' ? piece.length * 3 : piece.length;
+}
+
+function put(target: Buffer, offset: number, piece: string | Uint8Array): number {
+  return typeof piece === 'string' ? writeText(target, offset, piece) : writeBytes(target, offset, piece);
+}
+
 /**
- * A templated verdict's text (serialiseVerdict's) written piece by piece into `target`: the first verdict of a
- * one-MC template (a carrier's first cache hit). Joining the pieces first made V8 copy the ~3.4 KB into a flat
- * string before encoding it. -1 when it does not fit or the id or time is not ASCII of its length (the caller then
- * sends the text).
+ * A templated verdict written from its template's pieces into `target`, the verdict's id, time and MC number
+ * between them: the not-found template's bytes for every unknown MC number, a one-MC template's text for its first
+ * verdict. The bound makes sure no write truncates; the id's and the time's lengths are spliceAscii's to check.
+ * -1 when it does not fit or the id or time is not ASCII of its length (the caller then sends the text). Short
+ * ASCII pieces go through TypedArray.set and loops rather than Buffer.copy and Buffer.write, whose argument
+ * handling cost ~3.8k of a cache-cold check's instructions under callgrind (round 18).
  */
-function writeTemplateText(template: VerdictTemplate, verdict: Verdict, target: Buffer): number {
-  const tail = verdict.cache_hit ? template.tailHit : template.tailMiss;
+function writePieces(pieces: TemplatePieces, verdict: Verdict, target: Buffer): number {
+  const tail = verdict.cache_hit ? pieces.tailHit : pieces.tailMiss;
   const mc = mcJson(verdict.mc_number);
-  // A UTF-16 unit is at most 3 UTF-8 bytes: the bound guarantees write() never truncates a piece.
-  const units = template.head.length + template.middle.length + tail.length + mc.length + template.rest.length;
-  if (units * 3 + ID_LENGTH + TIME_LENGTH > target.length) return -1;
-  let offset = writeText(target, 0, template.head);
+  if (room(pieces.head) + ID_LENGTH + room(pieces.middle) + TIME_LENGTH + room(tail) + mc.length * 3 + room(pieces.rest) > target.length) return -1;
+  let offset = put(target, 0, pieces.head);
   if (!spliceAscii(target, offset, verdict.decision_id, ID_LENGTH)) return -1;
-  offset = writeText(target, offset + ID_LENGTH, template.middle);
+  offset = put(target, offset + ID_LENGTH, pieces.middle);
   if (!spliceAscii(target, offset, verdict.evaluated_at, TIME_LENGTH)) return -1;
-  offset = writeText(target, writeText(target, offset + TIME_LENGTH, tail), mc);
-  return writeText(target, offset, template.rest);
+  offset = writeText(target, put(target, offset + TIME_LENGTH, tail), mc);
+  return put(target, offset, pieces.rest);
 }
 
 /**
