@@ -16,7 +16,7 @@ import { createLogger, logRequest, type RequestLine } from '../src/log.js';
 import type { DrawHandle } from '../src/ratelimit/budget.js';
 import type { StoredApiKey } from '../src/auth/api-key.js';
 import type { AuthResult } from '../src/auth/authenticate.js';
-import { serialiseVerdict, VerdictBytes, verdictOutput, type Verdict, type VerdictWaiter } from '../src/verdict/eligibility.js';
+import { isUnrecorded, serialiseVerdict, VerdictBytes, verdictOutput, type Verdict, type VerdictWaiter } from '../src/verdict/eligibility.js';
 import { serveBenchStats, countCommands } from './child-stats.js';
 
 const config = loadConfig(process.env);
@@ -29,6 +29,7 @@ const line: RequestLine = { request_id: '', method: 'POST', path: '/v1/eligibili
 let lastKey = '';
 let keyOpening = Buffer.alloc(0);
 let lastRest: string | Uint8Array = '';
+let lastFlags = '';
 let restBytes: Uint8Array = Buffer.alloc(0);
 
 class Check implements VerdictWaiter {
@@ -36,7 +37,6 @@ class Check implements VerdictWaiter {
   key: StoredApiKey | null = null;
   ticket = 0;
   draw: DrawHandle | null = null;
-  verdict: Verdict | null = null;
   readonly requestId = `d${(sequence += 1).toString(36)}`;
   readonly started = performance.now();
 
@@ -71,7 +71,6 @@ class Check implements VerdictWaiter {
   checked(verdict: Verdict): void {
     const settled = this.draw?.settled ?? null;
     if (settled === null) {
-      this.verdict = verdict;
       void this.draw?.outcome.then(() => this.checked(verdict));
       return;
     }
@@ -95,10 +94,13 @@ class Check implements VerdictWaiter {
       lastKey = keyId;
       keyOpening = Buffer.from(`,"key_id":${JSON.stringify(keyId)},"decision_id":"`);
     }
-    if (output.logRest !== lastRest) {
+    // The route's access-line members (mc_number, the verdict's, cache_hit, recorded), as bytes while they repeat.
+    const flags = `,"cache_hit":${verdict.cache_hit},"recorded":${!isUnrecorded(verdict)}`;
+    if (output.logRest !== lastRest || flags !== lastFlags) {
       lastRest = output.logRest;
+      lastFlags = flags;
       restBytes = Buffer.concat([Buffer.from(`","mc_number":${output.logMc}`), typeof output.logRest === 'string' ? Buffer.from(output.logRest) : output.logRest,
-        Buffer.from(',"cache_hit":true,"recorded":true')]);
+        Buffer.from(flags)]);
     }
     line.request_id = this.requestId;
     line.duration_ms = Math.round((performance.now() - this.started) * 100) / 100;
