@@ -77,8 +77,9 @@ let lastVerdictMembers: Uint8Array | null = null;
 function lineParts(keyId: string | null, decisionId: string, output: VerdictOutput, flags: Uint8Array): LinePart[] {
   const opening = keyIdOpening(keyId);
   if (output.logMc === lastLogMc && output.logRest === lastLogRest) {
-    const rest = typeof output.logRest === 'string' ? Buffer.from(output.logRest) : output.logRest;
-    lastVerdictMembers ??= Buffer.concat([MC_NUMBER_NAME, Buffer.from(output.logMc), rest]);
+    // Joined once per run of repeats; a text rest (a verdict without a template) is encoded only then.
+    lastVerdictMembers ??= Buffer.concat([MC_NUMBER_NAME, Buffer.from(output.logMc),
+      typeof output.logRest === 'string' ? Buffer.from(output.logRest) : output.logRest]);
     return [opening, decisionId, lastVerdictMembers, flags];
   }
   lastLogMc = output.logMc;
