@@ -2,10 +2,10 @@
 //
 // Why: on this shared 2-vCPU VM a server's CPU µs per request moves ±15 % between rounds and 1.5–2× between
 // instances of the machine, so a before/after of a microsecond could not be resolved in sixteen rounds of issue 10
-// (bench/README.md). The VM exposes no hardware counters (`perf stat -e instructions`: not supported); callgrind
+// (bench/HISTORY.md). The VM exposes no hardware counters (`perf stat -e instructions`: not supported); callgrind
 // counts the instructions a process executes in user space, by thread and by function, whatever the neighbours do.
 //
-// What it gives (round 17 in bench/README.md):
+// What it gives (round 17 in bench/HISTORY.md):
 // - exact calls and instructions per function (`callgrind_annotate`, or the dumps under .bench-out/callgrind/;
 //   JIT functions are named through the --perf-basic-prof map, BENCH_NODE_ARGS): "one regular expression test per
 //   request, 1.6k instructions" is a count, not a sample, and "gone after the change" is a count of zero;

@@ -1,6 +1,6 @@
 // Issue 10's goals, read off one bench run (bench/http-load.ts), so every results file says which it met. Ratios
 // are taken within a round (servers measured back to back) and the median over rounds is what is judged: on this
-// VM the machine's state can change between rounds (bench/README.md, round 12), so a ratio of two medians taken
+// VM the machine's state can change between rounds (bench/HISTORY.md, round 12), so a ratio of two medians taken
 // from different rounds can mix two states. The per-round values are listed beside it.
 
 /** What a goal needs of one server's run. */
@@ -60,7 +60,7 @@ const GOALS: readonly Goal[] = [
   { goal: 'cache-cold p99 < 5 ms', row: 'cold', measure: (run) => run.p99Ms, met: (value) => value < 5 },
   // Context, not goals: how the CPU ratio to raw splits into what this machine charges any server that answers
   // after a Redis trip (the floor), what the evidence's length costs uWS and the kernel (raw uWS of the verdict's
-  // length), and what the service does above the floor (bench/README.md, round 13).
+  // length), and what the service does above the floor (bench/HISTORY.md, round 13).
   { goal: 'context: uWS floor CPU per request ÷ raw uWS', row: 'floor', against: 'raw', measure: cpuRatio },
   { goal: 'context: cache-hot CPU per request ÷ raw uWS of the verdict\'s length', row: 'hot', against: 'rawVerdict', measure: cpuRatio },
   { goal: 'context: cache-hot CPU per request ÷ uWS floor', row: 'hot', against: 'floor', measure: cpuRatio },

@@ -87,7 +87,7 @@ type Tool = 'autocannon' | 'wrk';
  * law, so saturation latency only restates throughput). On wrk each connection waits a random think time of mean
  * connections ÷ N after every response (WRK_THINK_MS in bench/wrk-eligibility.lua; wrk's latency excludes it); on
  * autocannon (BENCH_TOOL=autocannon, or no wrk) its overallRate paces, with 1 ms latency resolution and the load
- * generator in Node on the same CPU as Redis, which inflated every p99 here (round 5 in bench/README.md).
+ * generator in Node on the same CPU as Redis, which inflated every p99 here (round 5 in bench/HISTORY.md).
  */
 const RATE = env.BENCH_RATE ? Number(env.BENCH_RATE) : null;
 const TOOL: Tool = (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');

@@ -7,7 +7,7 @@
 // Buffer.write first measured (a walk of the rope), then flattened into a fresh ~330-byte string, then encoded;
 // with the per-request pieces rendered as strings too (the request id through JSON.stringify, the duration through
 // number-to-string), the access line was the largest single cost of a cache-hot check left (LOG_LEVEL=warn saved
-// 3–5 µs of ~30, bench/README.md round 7). Written piece by piece, the pieces that repeat are bytes encoded once
+// 3–5 µs of ~30, bench/HISTORY.md round 7). Written piece by piece, the pieces that repeat are bytes encoded once
 // and the ones that change are short ASCII copied by a loop, with no allocation: ~690 → ~460 ns per eligibility
 // line in isolation (compiled), and ~0.75 µs less per cache-hot check in `perf` of the running service.
 
@@ -52,7 +52,7 @@ function needsJsonCare(code: number): boolean {
 /**
  * `JSON.stringify(text)` as a string, quoted in place when nothing in it needs escaping (request ids always).
  * JSON.stringify is a call into C++: 1.4k of a cache-hot check's ~70k instructions under callgrind for a request
- * id of 15 characters in its decision record (round 17, bench/README.md).
+ * id of 15 characters in its decision record (round 17, bench/HISTORY.md).
  */
 export function jsonString(text: string): string {
   return isVerbatimJson(text) ? `"${text}"` : JSON.stringify(text);

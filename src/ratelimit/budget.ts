@@ -109,7 +109,7 @@ export class BudgetLimiter {
    * The allocation-free form of consume() for the hot path: enqueue() joins this turn's draw for the key and
    * returns the request's ticket; pendingDraw(), called right after in the same turn, is the draw it joined.
    * consume() allocated a promise, a closure, a waiter and a decision object per request; this allocates
-   * nothing per request (one promise per draw): part of the 42 % fewer GC pauses per cache-hot request (bench/README.md).
+   * nothing per request (one promise per draw): part of the 42 % fewer GC pauses per cache-hot request (bench/HISTORY.md).
    */
   enqueue(keyId: string, limit: number): number {
     let draw = this.pending.get(keyId);

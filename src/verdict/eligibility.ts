@@ -103,7 +103,7 @@ const TIME_LENGTH = 24;
  * - `whole`, for a template of one MC number: the whole body for cache_hit true and for false, with blanks where
  *   the decision id and the time go. A response splices those 60 bytes in place and hands the buffer to the HTTP
  *   adapter, which uWS copies before the next response is built: ~3.4 KB copied once per response instead of
- *   twice, and two short writes instead of five native calls (round 16 in bench/README.md).
+ *   twice, and two short writes instead of five native calls (round 16 in bench/HISTORY.md).
  * - `pieces`, for the not-found template that serves every unknown MC number: the pieces around the id, the time
  *   and the MC number, written one after another into the adapter's send buffer.
  */
@@ -495,7 +495,7 @@ interface CheckSteps {
  * acknowledgement. It waits as an entry of the read's and the record write's turn lists, called back in a loop
  * when the turn's reply arrives, instead of as async functions (a promise, a suspended frame and a reaction per
  * wait, and the caller's own promise around them): about 2 % less CPU per check (median of 23 interleaved rounds)
- * and a fifth fewer scavenges (round 10 in bench/README.md).
+ * and a fifth fewer scavenges (round 10 in bench/HISTORY.md).
  */
 class PendingCheck implements CarrierReadWaiter, RecordWaiter {
   /** The verdict whose record is being written. */
@@ -603,7 +603,7 @@ export class EligibilityService {
       return;
     }
     // evaluateNow answers every check without a snapshot, so a miss has one. It does not ask the LRU again after
-    // the read (a second LRU miss per cache-cold check, round 8 in bench/README.md).
+    // the read (a second LRU miss per cache-cold check, round 8 in bench/HISTORY.md).
     const version = (snapshot as SnapshotMeta).version;
     if (this.bucketKeys.version !== version) this.bucketKeys = { version, keys: new Array<string | undefined>(CARRIER_BUCKETS).fill(undefined) };
     const bucket = carrierBucket(mc);

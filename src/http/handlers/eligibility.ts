@@ -112,7 +112,7 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
  * One request of the route from its budget draw to its answer. It waits as a list entry of its check's turn
  * (EligibilityService.checkInto calls it back) and reads the draw's outcome once settled, rather than as an async
  * handler awaiting promises: no promise, reaction or closure per request on the cache-hot path (round 10 in
- * bench/README.md). Every step answers its own failures through `reply`.
+ * bench/HISTORY.md). Every step answers its own failures through `reply`.
  */
 class CheckExchange implements VerdictWaiter {
   /** The draw's decision once known; a check answered while it is null was started early (startEarly). */
