@@ -80,12 +80,15 @@ interface VerdictTemplate {
   tailMiss: string;
   /** After mc_number's value: carrier and evidence. */
   rest: string;
+  // The three below are filled in on use, but every template is made with them (makeTemplate): added later, in
+  // whichever order a template's first uses came, they gave templates several hidden classes, and the optimised
+  // template lookup deoptimised on each new one ("wrong map" under --trace-deopt, round 21).
   /** The access line's decision members after mc_number (verdictOutput), rendered and encoded on first use. */
-  logRest?: Uint8Array;
+  logRest: Uint8Array | undefined;
   /** Its bytes (TemplateBytes), encoded by VerdictBytes for the second verdict of a one-MC template, else the first. */
-  bytes?: TemplateBytes;
+  bytes: TemplateBytes | undefined;
   /** Set when a one-MC template's first verdict was written from its text (VerdictBytes.encoded). */
-  answeredOnce?: boolean;
+  answeredOnce: boolean;
 }
 
 /**
@@ -189,6 +192,7 @@ function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: Pu
   const template: VerdictTemplate = {
     lookup, snapshot, ruleset, onDoNotUseList, mc: lookup.kind === 'not_found' ? null : mc, decision, head, middle,
     tailHit: '","cache_hit":true,"mc_number":', tailMiss: `",${MC_AFTER_MISS}`, rest,
+    logRest: undefined, bytes: undefined, answeredOnce: false,
   };
   // The pieces must rebuild exactly what JSON.stringify gives; anything unexpected keeps the slow path. head, middle
   // and rest are the text's own slices, in order when the markers are, so they rebuild it exactly when what lies
@@ -303,7 +307,7 @@ export class VerdictBytes {
   private encoded(): TemplateBytes | null {
     if (this.bytes !== undefined) return this.bytes;
     const { template } = this;
-    if (template.bytes === undefined && template.mc !== null && template.answeredOnce !== true) {
+    if (template.bytes === undefined && template.mc !== null && !template.answeredOnce) {
       template.answeredOnce = true;
       this.bytes = null;
     } else {
