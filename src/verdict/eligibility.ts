@@ -229,7 +229,7 @@ export function serialiseVerdict(verdict: Verdict): string {
 }
 
 /** The source list's JSON (and its UTF-8), once per snapshot: evidence.sources is one array per snapshot meta. */
-interface SourcesJson { text: string; bytes?: Buffer }
+interface SourcesJson { text: string; bytes: Buffer | undefined }
 const sourcesJson = new WeakMap<Evidence['sources'], SourcesJson>();
 
 /**
@@ -248,7 +248,7 @@ function splitVerdict(verdict: Verdict): { head: string; sources: SourcesJson } 
   if (position !== EVIDENCE_KEYS.length || !Array.isArray(evidence.sources)) return null;
   let sources = sourcesJson.get(evidence.sources);
   if (sources === undefined) {
-    sources = { text: JSON.stringify(evidence.sources) };
+    sources = { text: JSON.stringify(evidence.sources), bytes: undefined };
     sourcesJson.set(evidence.sources, sources);
   }
   // `"evidence":null}` closes the copy (evidence is the last field), and is replaced by the evidence's JSON.
