@@ -383,7 +383,7 @@ function put(target: Buffer, offset: number, piece: string | Uint8Array): number
 function writePieces(pieces: TemplatePieces, verdict: Verdict, target: Buffer): number {
   const tail = verdict.cache_hit ? pieces.tailHit : pieces.tailMiss;
   const mc = mcJson(verdict.mc_number);
-  if (room(pieces.head) + ID_LENGTH + room(pieces.middle) + TIME_LENGTH + room(tail) + mc.length * 3 + room(pieces.rest) > target.length) return -1;
+  if (room(pieces.head) + ID_LENGTH + room(pieces.middle) + TIME_LENGTH + room(tail) + room(mc) + room(pieces.rest) > target.length) return -1;
   let offset = put(target, 0, pieces.head);
   if (!spliceAscii(target, offset, verdict.decision_id, ID_LENGTH)) return -1;
   offset = put(target, offset + ID_LENGTH, pieces.middle);
