@@ -178,7 +178,7 @@ function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: Pu
   // JSON string value can never contain an unescaped quote, so the first occurrence of each marker is the field.
   // stringifyVerdict gives JSON.stringify's text with the snapshot's source list serialised once per snapshot: a
   // carrier's first cache hit makes its template, and JSON.stringify of the ~3 KB of sources was ~4 of the ~14 µs
-  // that cost (round 20 in bench/README.md).
+  // that cost (round 20 in bench/HISTORY.md).
   const json = stringifyVerdict(toVerdictWith(decision, mc, '', '', false));
   const id = json.indexOf(`${ID_FIELD}"`);
   const time = json.indexOf(`${TIME_FIELD}"`);
@@ -340,7 +340,7 @@ export class VerdictBytes {
   writeTo(target: Buffer): number {
     const bytes = this.encoded();
     // The first verdict of a one-MC template is written from its text's pieces: joining them first made V8 copy
-    // the ~3.4 KB into a flat string before encoding it (round 20).
+    // the ~3.4 KB into a flat string before encoding it (round 20 in bench/HISTORY.md).
     if (bytes === null) return writePieces(this.template, this.verdict, target);
     if (bytes.kind === 'whole') {
       const body = this.ownBytes();
