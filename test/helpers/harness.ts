@@ -82,6 +82,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
         status: options.status ?? 'active', expires_at: options.expires_at ?? null,
         rate_per_minute: options.rate_per_minute ?? 100_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
       });
+      // Saving moved keys:epoch, and the poll that sees it empties the service's key cache. Wait for that poll, so
+      // it cannot land after a test's first check and silently drop the key record the test just had cached (a
+      // test that then breaks Redis got degraded answers with no budget drawn: fault-redis' one flake, round 22).
+      await app.parts.state.poll();
       return { key: plaintext, id };
     },
     async publishRules(rules = DEFAULT_RULE_SET) {
