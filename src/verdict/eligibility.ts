@@ -82,7 +82,7 @@ interface VerdictTemplate {
   rest: string;
   // The three below are filled in on use, but every template is made with them (makeTemplate): added later, in
   // whichever order a template's first uses came, they gave templates several hidden classes, and the optimised
-  // template lookup deoptimised on each new one ("wrong map" under --trace-deopt, round 21 in bench/README.md).
+  // template lookup deoptimised on each new one ("wrong map" under --trace-deopt, round 21 in bench/HISTORY.md).
   /** The access line's decision members after mc_number (verdictOutput), rendered and encoded on first use. */
   logRest: Uint8Array | undefined;
   /** Its bytes (TemplateBytes), encoded by VerdictBytes for the second verdict of a one-MC template, else the first. */
