@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The service's CPU per request second by second of one long load, from its first second on: how long its warm-up
-# (JIT compiling, caches filling) lasts, against the bench's BENCH_WARMUP. Round 22 in bench/README.md.
+# (JIT compiling, caches filling) lasts, against the bench's BENCH_WARMUP. Round 22 in bench/HISTORY.md.
 #
 #   bench/cpu-curve.sh hot      # or cold; prints "second-of-load  cpu-µs  checks  cpu-µs-per-check"
 #
