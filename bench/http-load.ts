@@ -47,6 +47,7 @@ import { PrivateRedis } from '../test/helpers/private-redis.js';
 import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
+import { COLD, DIRECT, FLOOR, HOT, RAW, RAW_VERDICT } from './scenario-labels.js';
 
 const env = process.env;
 const require = createRequire(import.meta.url);
@@ -401,12 +402,6 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   return measurement;
 }
 
-const RAW = 'raw uWS, fixed JSON';
-const RAW_VERDICT = 'raw uWS, fixed JSON of the verdict\'s length';
-const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
-const HOT = 'service, cache-hot';
-const DIRECT = 'service parts, one direct uWS handler, cache-hot';
-const COLD = 'service, cache-cold';
 const PEERS = [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fastify', 'bench/peers/fastify', 'Fastify full path']] as const;
 
 /**

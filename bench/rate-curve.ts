@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { FLOOR } from './scenario-labels.js';
 
 /** One server's median round in one bench run, as http-load.ts writes it to the JSON's `rows`. */
 const BenchRow = z.object({
@@ -38,8 +39,6 @@ export interface RatePoint {
   rows: readonly BenchRow[];
 }
 
-/** The scenario label of the floor row, which every rate's rows are also priced against when measured. */
-const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 const rateLabel = (rate: number | null) => (rate === null ? 'saturated' : rate.toLocaleString('en-US'));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRates, rateCurveTable, type BenchRow } from '../../bench/rate-curve.js';
-
-const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
+import { FLOOR } from '../../bench/scenario-labels.js';
 
 function row(scenario: string, cpuMedian: number, requestsPerSecond: number, calls: Record<string, number> = {}): BenchRow {
   return {
