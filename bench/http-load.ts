@@ -44,6 +44,7 @@ import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
+import { baselineEnv, baselineNodeArgs, describeBaseline } from './baseline-options.js';
 import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
@@ -513,17 +514,6 @@ function canonicalJson(value: unknown): string {
     : member));
 }
 
-/** BENCH_BASELINE_ENV's `NAME=value,…` as an environment; a malformed entry stops the bench. */
-function baselineEnv(spec: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of (spec ?? '').split(',').filter((part) => part.trim() !== '')) {
-    const match = /^\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(entry);
-    if (!match) throw new Error(`BENCH_BASELINE_ENV: "${entry}" is not NAME=value`);
-    out[match[1] as string] = (match[2] as string).trim();
-  }
-  return out;
-}
-
 /** Length of the service's cache-hot answer body. */
 async function verdictLength(port: number, apiKey: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
@@ -621,13 +611,20 @@ async function main(): Promise<void> {
   let answerProblems: string[] = [];
   let serviceOnly: string[] = [];
   const compiled = FROM_SOURCE ? null : compileServers(ROOT);
+  // Node options of the services under test, a BENCH_BASELINE's too (a before/after on the same terms): the
+  // profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS); the baseline's unless BENCH_BASELINE_NODE_ARGS.
+  const profile = [
+    ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
+    ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
+  ];
+  const baseArgs = baselineNodeArgs(profile, env.BENCH_NODE_ARGS, env.BENCH_BASELINE_NODE_ARGS);
   const header = `${CONNECTIONS} connections, ${DURATION} s per run after a ${WARMUP} s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
     + `peers send evidence: ${PEER_EVIDENCE === '1' ? 'yes' : 'no'}, `
     + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`
     + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`
-    + `${env.BENCH_BASELINE && env.BENCH_BASELINE_ENV ? `, baseline services with ${env.BENCH_BASELINE_ENV}` : ''}`;
+    + `${env.BENCH_BASELINE ? describeBaseline({ directory: env.BENCH_BASELINE, root: ROOT, envSpec: env.BENCH_BASELINE_ENV, serviceArgs: profile, baselineArgs: baseArgs }) : ''}`;
   process.stdout.write(`bench: ${header}\n`);
   const children: Server[] = [];
   try {
@@ -643,12 +640,6 @@ async function main(): Promise<void> {
       targets.push({ scenario: RAW, child: raw, load: { apiKey: null, mode: 'hot' } });
     }
     const serviceEnv = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', ROLE: 'api', LOG_LEVEL };
-    // Node options of the services under test, a BENCH_BASELINE's too (a before/after on the same terms): the
-    // profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS).
-    const profile = [
-      ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
-      ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
-    ];
     let hotService: Server | null = null;
     if (SCENARIOS.has('hot') || SCENARIOS.has('exact')) {
       hotService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
@@ -673,10 +664,6 @@ async function main(): Promise<void> {
       const baseRoot = env.BENCH_BASELINE.replace(/\/$/, '');
       const script = serverScript(FROM_SOURCE ? null : compileServers(baseRoot), baseRoot, 'bench/serve');
       const baseEnv = { ...serviceEnv, ...baselineEnv(env.BENCH_BASELINE_ENV) };
-      // BENCH_BASELINE_NODE_ARGS: the baseline's extra Node options instead of BENCH_NODE_ARGS (BENCH_BASELINE=. then
-      // prices a Node option of this tree).
-      const baseArgs = env.BENCH_BASELINE_NODE_ARGS === undefined ? profile
-        : [...profile.filter((arg) => !(env.BENCH_NODE_ARGS ?? '').split(' ').includes(arg)), ...env.BENCH_BASELINE_NODE_ARGS.split(' ').filter(Boolean)];
       if (SCENARIOS.has('hot')) {
         const baseHot = await Server.start(script, baseEnv, baseArgs);
         children.push(baseHot);
