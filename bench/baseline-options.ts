@@ -15,8 +15,8 @@ export function baselineEnv(spec: string | undefined): Record<string, string> {
   return out;
 }
 
-/** A space-separated option list as its options (empty parts dropped). */
-function options(list: string | undefined): string[] {
+/** A space-separated option list (BENCH_NODE_ARGS and the like) as its options, empty parts dropped. */
+export function nodeOptions(list: string | undefined): string[] {
   return (list ?? '').split(' ').filter((part) => part !== '');
 }
 
@@ -27,8 +27,8 @@ function options(list: string | undefined): string[] {
  */
 export function baselineNodeArgs(serviceArgs: readonly string[], nodeArgs: string | undefined, baselineArgs: string | undefined): string[] {
   if (baselineArgs === undefined) return [...serviceArgs];
-  const replaced = new Set(options(nodeArgs));
-  return [...serviceArgs.filter((arg) => !replaced.has(arg)), ...options(baselineArgs)];
+  const replaced = new Set(nodeOptions(nodeArgs));
+  return [...serviceArgs.filter((arg) => !replaced.has(arg)), ...nodeOptions(baselineArgs)];
 }
 
 export interface BaselineSetup {

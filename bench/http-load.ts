@@ -44,7 +44,7 @@ import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
-import { baselineEnv, baselineNodeArgs, describeBaseline } from './baseline-options.js';
+import { baselineEnv, baselineNodeArgs, describeBaseline, nodeOptions } from './baseline-options.js';
 import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
@@ -615,7 +615,7 @@ async function main(): Promise<void> {
   // profiler (BENCH_CPU_PROF=1) and any extra (BENCH_NODE_ARGS); the baseline's unless BENCH_BASELINE_NODE_ARGS.
   const profile = [
     ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('prof/', OUT_DIR).pathname}`] : []),
-    ...(env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []),
+    ...nodeOptions(env.BENCH_NODE_ARGS),
   ];
   const baseArgs = baselineNodeArgs(profile, env.BENCH_NODE_ARGS, env.BENCH_BASELINE_NODE_ARGS);
   const header = `${CONNECTIONS} connections, ${DURATION} s per run after a ${WARMUP} s warm-up, ${REPEAT} round(s), load by ${TOOL}${RATE !== null ? ` at ${RATE} req/s offered` : ""}, `

@@ -39,7 +39,6 @@ export interface RatePoint {
   rows: readonly BenchRow[];
 }
 
-
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 const rateLabel = (rate: number | null) => (rate === null ? 'saturated' : rate.toLocaleString('en-US'));
 const callsPerRequest = (row: BenchRow) => Object.values(row.median.callsPerRequest).reduce((sum, calls) => sum + calls, 0);

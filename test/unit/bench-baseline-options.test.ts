@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baselineEnv, baselineNodeArgs, describeBaseline } from '../../bench/baseline-options.js';
+import { baselineEnv, baselineNodeArgs, describeBaseline, nodeOptions } from '../../bench/baseline-options.js';
 
 describe("the load bench's baseline options", () => {
   it('reads BENCH_BASELINE_ENV as NAME=value pairs and refuses anything else', () => {
@@ -9,6 +9,8 @@ describe("the load bench's baseline options", () => {
   });
 
   it("gives the baseline the services' Node options unless BENCH_BASELINE_NODE_ARGS is set, even empty", () => {
+    expect(nodeOptions(' --maglev  --trace-gc ')).toEqual(['--maglev', '--trace-gc']);
+    expect(nodeOptions(undefined)).toEqual([]);
     const services = ['--cpu-prof', '--maglev'];
     expect(baselineNodeArgs(services, '--maglev', undefined)).toEqual(['--cpu-prof', '--maglev']);
     expect(baselineNodeArgs(services, '--maglev', '')).toEqual(['--cpu-prof']);
