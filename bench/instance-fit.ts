@@ -7,6 +7,7 @@
 //   node --import tsx bench/instance-fit.ts [README.md] [raw µs to price the goal at, default: the instances' median]
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { median } from './goals.js';
 
 export interface InstanceRow {
   instance: string;
@@ -69,7 +70,7 @@ function main(): void {
   const rows = parseInstanceRows(readFileSync(path, 'utf8'));
   const fit = fitLine(rows.map((row) => ({ x: row.rawMicros, y: row.rawMicros * row.hotToRaw })));
   const raws = rows.map((row) => row.rawMicros).sort((a, b) => a - b);
-  const raw = priceAt === undefined ? (raws[Math.floor((raws.length - 1) / 2)] as number) : Number(priceAt);
+  const raw = priceAt === undefined ? (median(raws) as number) : Number(priceAt);
   const excess = excessOverRatio(fit, raw, 2);
   const fmt = (value: number, digits = 2) => value.toFixed(digits);
   console.log(`${rows.length} instances (${rows[0]?.instance} … ${rows.at(-1)?.instance}), raw uWS ${raws[0]}–${raws.at(-1)} µs per request`);
