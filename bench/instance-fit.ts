@@ -6,7 +6,7 @@
 //
 //   node --import tsx bench/instance-fit.ts [README.md] [raw µs to price the goal at, default: the instances' median]
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { median } from './goals.js';
 
 export interface InstanceRow {
@@ -79,4 +79,4 @@ function main(): void {
 }
 
 // Run as a script, not when a test imports the fit.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
