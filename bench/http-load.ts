@@ -49,6 +49,7 @@ import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
 import { COLD, DIRECT, FLOOR, HOT, RAW, RAW_VERDICT } from './scenario-labels.js';
+import { measureSyscallPrice } from './syscall-price.js';
 
 const env = process.env;
 const require = createRequire(import.meta.url);
@@ -135,6 +136,8 @@ interface Measurement extends LoadResult {
   ratioToRaw?: number;
   /** Server CPU µs/req divided by the raw server's in the same round (the issue's "CPU per request ≤ 2× raw"). */
   cpuToRaw?: number;
+  /** The price of one system call on the servers' CPU, measured just before this round (bench/syscall-price.ts), µs. */
+  syscallMicros?: number;
 }
 
 // ---------- children ----------
@@ -424,6 +427,8 @@ async function measureAll(targets: Target[], redis: Redis | null): Promise<Measu
       for (const server of new Set(targets.map((target) => target.child))) await server.restart();
       for (const target of order) await runLoad(target.child.port, target.load, WARMUP);
     }
+    const { syscallMicros } = measureSyscallPrice(pinned(0, []));
+    process.stdout.write(`  round ${round}: a system call costs ${syscallMicros.toFixed(2)} µs on the servers' CPU\n`);
     for (const target of order) thisRound.push(await measureRun(target, round, redis));
     const raw = thisRound.find((run) => run.scenario === RAW);
     if (raw) {
@@ -432,6 +437,7 @@ async function measureAll(targets: Target[], redis: Redis | null): Promise<Measu
         run.cpuToRaw = run.cpuMicrosPerRequest / raw.cpuMicrosPerRequest;
       }
     }
+    for (const run of thisRound) run.syscallMicros = syscallMicros;
     runs.push(...thisRound);
   }
   return runs;
@@ -595,6 +601,14 @@ function instructionTable(runs: Measurement[]): string {
   ].join('\n');
 }
 
+/** The system call's price by round, in round order: read beside the rounds' ratios (a dear kernel lowers them). */
+function syscallLine(runs: Measurement[]): string {
+  const byRound = new Map<number, number>();
+  for (const run of runs) if (run.syscallMicros !== undefined) byRound.set(run.round, run.syscallMicros);
+  const prices = [...byRound].sort(([a], [b]) => a - b).map(([, micros]) => micros.toFixed(2));
+  return `A system call (getuid(2) from Node, less the binding's own cost, on the servers' CPU) before each round: ${prices.join(' ')} µs.`;
+}
+
 // ---------- main ----------
 
 async function main(): Promise<void> {
@@ -731,6 +745,8 @@ async function main(): Promise<void> {
     `Run ${new Date().toISOString()}, Node ${process.version}, ${CPUS} CPUs: ${header}.`,
     '',
     markdownTable(rows),
+    '',
+    syscallLine(runs),
     '',
     ...(CALLGRIND ? [instructionTable(runs), '', 'Under callgrind: req/s, latency and CPU time above are valgrind\'s, not the servers\'; only the instruction counts are.', ''] : []),
     exactLine,
