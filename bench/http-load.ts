@@ -601,7 +601,7 @@ function instructionTable(runs: Measurement[]): string {
   ].join('\n');
 }
 
-/** The system call's price by round, in round order: read beside the rounds' ratios (a dear kernel lowers them). */
+/** The system call's price by round, in round order (raw uWS, every ratio's denominator, is mostly system calls). */
 function syscallLine(runs: Measurement[]): string {
   const byRound = new Map<number, number>();
   for (const run of runs) if (run.syscallMicros !== undefined) byRound.set(run.round, run.syscallMicros);

@@ -1,9 +1,9 @@
 // The instance's price of a system call, measured where the servers run, before every round of the HTTP bench.
 //
 // Raw uWS, the denominator of issue 10's ratio goals, is two system calls per request (`recv`, `send`) and little
-// else, and on the PVM guests this VM runs as a null system call costs ~1.1 µs instead of bare metal's ~0.1–0.2
-// (`perf bench syscall basic`, round 32 in bench/README.md). A neighbour's traffic moves that price from round to
-// round; recording it beside each round lets a round's ratio be read against the kernel's price at the time.
+// else, and on round 32's instance (a PVM guest) a null system call cost ~1.1 µs instead of bare metal's typical
+// ~0.1–0.2 (`perf bench syscall basic`, round 32 in bench/README.md). The price differs between instances and moves
+// with a neighbour's traffic; recorded beside every round, it lets instances be compared on it.
 //
 // The probe times `process.getuid()` (one getuid(2) per call: glibc does not cache it) against `process.uptime()`
 // (the same kind of binding call, but clock_gettime through the vDSO, no system call), so the difference is the
