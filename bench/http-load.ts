@@ -48,6 +48,7 @@ import { baselineEnv, baselineNodeArgs, describeBaseline, nodeOptions } from './
 import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
+import { clearRecords } from './record-cleanup.js';
 import { COLD, DIRECT, FLOOR, HOT, RAW, RAW_VERDICT } from './scenario-labels.js';
 import { measureSyscallPrice } from './syscall-price.js';
 
@@ -62,6 +63,8 @@ const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,raw-verdict,floor,hot,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
+/** 1: the decision records are removed between measured runs (bench/record-cleanup.ts, round 34); 0: they pile up. */
+const CLEAR_RECORDS = (env.BENCH_CLEAR_RECORDS ?? '1') === '1';
 const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 // A carrier of the snapshot with a clean record (12345 % 7 ≠ 0): an eligible verdict with its evidence, the
 // common answer. (Runs before 2026-11-23 used 123456, which is outside the 100,000-carrier snapshot: not found.)
@@ -414,8 +417,9 @@ const PEERS = [['naive', 'bench/peers/naive-uws', 'naive uWS full path'], ['fast
  * of one tree as service and as baseline, always in that order, gave the service slot 1.056× the baseline's CPU
  * per request in its median round: a before/after read off one fixed order carries that slot's bias).
  */
-async function measureAll(targets: Target[], redis: Redis | null): Promise<Measurement[]> {
+async function measureAll(targets: Target[], redis: Redis | null, betweenRuns: () => Promise<void>): Promise<Measurement[]> {
   for (const target of targets) await runLoad(target.child.port, target.load, WARMUP);
+  await betweenRuns();
   const runs: Measurement[] = [];
   for (let round = 1; round <= REPEAT; round += 1) {
     const thisRound: Measurement[] = [];
@@ -426,10 +430,14 @@ async function measureAll(targets: Target[], redis: Redis | null): Promise<Measu
       // turn that into round-to-round spread, which the medians absorb.
       for (const server of new Set(targets.map((target) => target.child))) await server.restart();
       for (const target of order) await runLoad(target.child.port, target.load, WARMUP);
+      await betweenRuns();
     }
     const { syscallMicros } = measureSyscallPrice(pinned(0, []));
     process.stdout.write(`  round ${round}: a system call costs ${syscallMicros.toFixed(2)} µs on the servers' CPU\n`);
-    for (const target of order) thisRound.push(await measureRun(target, round, redis));
+    for (const target of order) {
+      thisRound.push(await measureRun(target, round, redis));
+      await betweenRuns();
+    }
     const raw = thisRound.find((run) => run.scenario === RAW);
     if (raw) {
       for (const run of thisRound) {
@@ -636,6 +644,7 @@ async function main(): Promise<void> {
     + `pinning ${PIN ? 'servers→CPU 0, load generator + Redis→CPU 1' : 'off'}, Redis ${privateRedis ? 'private (INFO counters are this run\'s only)' : `shared ${redisUrl}`}, `
     + `service LOG_LEVEL=${LOG_LEVEL}, peers write records: ${PEER_RECORDS === '1' ? 'yes' : 'no'}, `
     + `peers send evidence: ${PEER_EVIDENCE === '1' ? 'yes' : 'no'}, `
+    + `decision records ${CLEAR_RECORDS ? 'removed between runs' : 'left in Redis between runs'}, `
     + `servers run ${compiled === null ? 'from source through tsx' : 'compiled by tsc'}`
     + `${FRESH_PROCESSES ? ', a new process per server per round' : ''}`
     + `${env.BENCH_BASELINE ? describeBaseline({ directory: env.BENCH_BASELINE, root: ROOT, envSpec: env.BENCH_BASELINE_ENV, serviceArgs: profile, baselineArgs: baseArgs }) : ''}`;
@@ -712,7 +721,9 @@ async function main(): Promise<void> {
     }
     ({ problems: answerProblems, serviceOnly } = await sameAnswer(targets, hotKey));
     for (const problem of answerProblems) process.stdout.write(`  DIFFERENT ANSWER: ${problem}\n`);
-    runs = await measureAll(targets, counterClient);
+    // Every measured run starts from the seeded Redis, not the records of the runs before it (bench/record-cleanup.ts).
+    const betweenRuns = CLEAR_RECORDS ? async () => { await clearRecords(redis, prefix); } : async () => undefined;
+    runs = await measureAll(targets, counterClient, betweenRuns);
     if (hotService && SCENARIOS.has('exact')) {
       // Three times the budget at full concurrency, well inside one window: exactly the budget must pass.
       const result = await autocannon({
@@ -763,7 +774,7 @@ async function main(): Promise<void> {
   writeFileSync(`${stem.pathname}.md`, markdown);
   writeFileSync(`${stem.pathname}.json`, `${JSON.stringify({
     at: new Date().toISOString(), node: process.version, cpus: CPUS, connections: CONNECTIONS, durationSeconds: DURATION,
-    repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1', peerEvidence: PEER_EVIDENCE === '1',
+    repeat: REPEAT, tool: TOOL, pinned: PIN, privateRedis: PRIVATE_REDIS, logLevel: LOG_LEVEL, peerRecords: PEER_RECORDS === '1', peerEvidence: PEER_EVIDENCE === '1', clearRecords: CLEAR_RECORDS,
     rows: rows.map(({ scenario, median, ratio, cpuRange, cpuToRaw, cpuMedian }) => ({ scenario, ratio, cpuRange, cpuToRaw, cpuMedian, median })), runs, exact, answerProblems, serviceOnly, goals,
   }, null, 2)}\n`);
   process.stdout.write(`results: ${stem.pathname}.md and .json\n`);

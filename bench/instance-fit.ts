@@ -31,7 +31,8 @@ export interface LineFit {
  * first cell naming a round and the time it ended, so other tables of the README are skipped.
  */
 export function parseInstanceRows(markdown: string): InstanceRow[] {
-  const row = /^\| ([a-z-]+ \(\d+, \d\d:\d\d\)) \| ([\d.]+); [\d.]+; [\d.]+ \| ([\d.]+)×;/;
+  // A cell whose goals were met is bold (`**1.91×; 0.53; 3.0**`), so the ratio may follow `**`.
+  const row = /^\| ([a-z-]+ \(\d+, \d\d:\d\d\)) \| ([\d.]+); [\d.]+; [\d.]+ \| (?:\*\*)?([\d.]+)×;/;
   const rows: InstanceRow[] = [];
   for (const line of markdown.split('\n')) {
     const match = row.exec(line);

@@ -8,10 +8,12 @@ describe("the fit of the check's CPU over VM instances", () => {
       '| raw uWS, fixed JSON (330 bytes) | 107,550 | 1.00 |',
       '| ninth (19, 00:26) | 8.6; 6.7; 2.2 | 2.28×; 0.44; 5.7 | 0.28; 8.2 | 5.95; 6.69 |',
       '| twenty-first (31, 11:39) | 8.9; 6.9; 2.8 | 2.23×; 0.45; **4.9** | 0.30; 7.8 | 5.85; 6.50 |',
+      '| twenty-fourth (34, 14:20) | 5.7; 4.5; 4.1 | **1.91×; 0.53; 3.0** | **0.36**; 5.2 | 4.82; 4.78 |',
     ].join('\n');
     expect(parseInstanceRows(markdown)).toEqual([
       { instance: 'ninth (19, 00:26)', rawMicros: 8.6, hotToRaw: 2.28 },
       { instance: 'twenty-first (31, 11:39)', rawMicros: 8.9, hotToRaw: 2.23 },
+      { instance: 'twenty-fourth (34, 14:20)', rawMicros: 5.7, hotToRaw: 1.91 },
     ]);
   });
 
