@@ -8,6 +8,7 @@
 // the cache-cold p99 was 5.1–5.6 ms in full runs and 4.3–4.5 ms with the peers' records off. Shared evidence and
 // snapshot manifests stay (the service remembers which it has written and would not write them again).
 import type { Redis } from 'ioredis';
+import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 
 /** Key prefixes of the decision records under the bench's prefix: the service's buckets, the peers' SETs. */
 export function recordPrefixes(prefix: string): string[] {
@@ -16,19 +17,12 @@ export function recordPrefixes(prefix: string): string[] {
 }
 
 /**
- * Unlinks every record key (one SCAN of the bench's prefix) and waits until Redis has freed them in the
- * background, so the freeing is not charged to the next run's Redis CPU or latency. Returns the keys removed.
+ * Unlinks every record key and waits until Redis has freed them in the background, so the freeing is not charged
+ * to the next run's Redis CPU or latency. Returns the keys removed.
  */
 export async function clearRecords(redis: Redis, prefix: string, timeoutMs = 30_000): Promise<number> {
-  const wanted = recordPrefixes(prefix);
-  let cursor = '0';
   let removed = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
-    cursor = next;
-    const records = found.filter((key) => wanted.some((head) => key.startsWith(head)));
-    if (records.length > 0) removed += await redis.unlink(...records);
-  } while (cursor !== '0');
+  for (const head of recordPrefixes(prefix)) removed += await deleteByPrefix(redis, head);
   await lazyFreeDone(redis, timeoutMs);
   return removed;
 }
