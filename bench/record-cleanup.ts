@@ -9,11 +9,12 @@
 // snapshot manifests stay (the service remembers which it has written and would not write them again).
 import type { Redis } from 'ioredis';
 import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
+import { redisKeys } from '../src/store/keys.js';
+import { peerRecordsHead } from './peers/peer-keys.js';
 
 /** Key prefixes of the decision records under the bench's prefix: the service's buckets, the peers' SETs. */
 export function recordPrefixes(prefix: string): string[] {
-  // src/store/keys.ts: decisionBucket = `${prefix}{dec:<second>}:records`; bench/peers/peer-core.ts: `${prefix}peer:decision:<id>`.
-  return [`${prefix}{dec:`, `${prefix}peer:decision:`];
+  return [redisKeys(prefix).decisionBucketsHead, peerRecordsHead(prefix)];
 }
 
 /**

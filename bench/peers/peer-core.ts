@@ -25,6 +25,7 @@ import { normaliseMcNumber } from '../../src/core/mc-number.js';
 import { LiveState } from '../../src/state/live-state.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
 import { carrierBucket, redisKeys } from '../../src/store/keys.js';
+import { peerPrefix, peerRecordsHead } from './peer-keys.js';
 
 export const MC_PATTERN = '^\\s*(?:[Mm][Cc][-#\\s]?\\s*)?\\d{1,8}\\s*$';
 
@@ -63,6 +64,7 @@ export class PeerCore {
   private readonly keys;
   /** Peer-owned keys (rate counters, records) live under the same prefix, so the bench's cleanup removes them. */
   private readonly peerPrefix: string;
+  private readonly recordsHead: string;
   private readonly state: LiveState;
   private readonly keyCache = new LRUCache<string, StoredApiKey>({ max: 50_000 });
   private readonly carriers: LRUCache<string, CarrierLookup>;
@@ -75,7 +77,8 @@ export class PeerCore {
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     this.keys = redisKeys(env.REDIS_PREFIX ?? 'ce:');
-    this.peerPrefix = `${env.REDIS_PREFIX ?? 'ce:'}peer:`;
+    this.peerPrefix = peerPrefix(env.REDIS_PREFIX ?? 'ce:');
+    this.recordsHead = peerRecordsHead(env.REDIS_PREFIX ?? 'ce:');
     this.state = new LiveState(this.redis, this.keys, 250, pino({ level: 'silent' }));
     this.carriers = new LRUCache({ max: Number(env.CARRIER_CACHE_MAX ?? 200_000) });
     this.verdicts = new Counter({
@@ -173,7 +176,7 @@ export class PeerCore {
   /** The naive decision record: one awaited SET per verdict, before the answer goes out. */
   async record(verdict: PeerVerdict, keyId: string, requestId: string): Promise<void> {
     if (!this.records) return;
-    await this.redis.set(`${this.peerPrefix}decision:${verdict.decision_id}`,
+    await this.redis.set(`${this.recordsHead}${verdict.decision_id}`,
       JSON.stringify({ verdict, key_id: keyId, request_id: requestId }), 'EX', 600);
   }
 

@@ -76,6 +76,8 @@ export function redisKeys(prefix: string) {
      * records spread over every master (at 50k checks/s one bucket holds ~15 MB).
      */
     decisionBucket: (second: number) => tagged(prefix, `dec:${second.toString(36)}`, 'records'),
+    /** What every decisionBucket key starts with (for SCAN by tools and benchmarks, never a request path). */
+    decisionBucketsHead: `${prefix}{dec:`,
     /** String: evidence shared by every decision on one (snapshot, MC) with the same rule set and reasons. */
     decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => tagged(prefix, `dev:${snapshotVersion}:${mc}`, variant),
     /** String (JSON SnapshotMeta): a snapshot's manifest, kept indefinitely (never deleted with the snapshot). */

@@ -3,6 +3,7 @@
 // bench's prefix, and returns only once Redis has freed them.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peerRecordsHead } from '../../bench/peers/peer-keys.js';
 import { clearRecords } from '../../bench/record-cleanup.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys } from '../../src/store/keys.js';
@@ -30,16 +31,17 @@ describe('the bench clearing decision records between runs', () => {
     const fields: string[] = [];
     for (let i = 0; i < 5000; i += 1) fields.push(`id${i}`, 'x'.repeat(200));
     await redis.hset(bucket, ...fields);
-    await redis.set(`${prefix}peer:decision:0190a1b2`, '{"verdict":{}}', 'EX', 600);
+    const peerRecord = `${peerRecordsHead(prefix)}0190a1b2`;
+    await redis.set(peerRecord, '{"verdict":{}}', 'EX', 600);
     const kept = [keys.decisionEvidence('v1', '12345', 'a'), keys.apiKey('kid'), `${prefix}peer:rl:1`];
     for (const key of kept) await redis.set(key, 'kept');
-    await redis.set(`${other}peer:decision:0190a1b2`, 'another bench');
+    await redis.set(`${peerRecordsHead(other)}0190a1b2`, 'another bench');
 
     expect(await clearRecords(redis, prefix)).toBe(2);
 
-    expect(await redis.exists(bucket, `${prefix}peer:decision:0190a1b2`)).toBe(0);
+    expect(await redis.exists(bucket, peerRecord)).toBe(0);
     expect(await redis.exists(...kept)).toBe(kept.length);
-    expect(await redis.get(`${other}peer:decision:0190a1b2`)).toBe('another bench');
+    expect(await redis.get(`${peerRecordsHead(other)}0190a1b2`)).toBe('another bench');
     expect((await redis.info('memory')).match(/lazyfree_pending_objects:(\d+)/)?.[1]).toBe('0');
   });
 

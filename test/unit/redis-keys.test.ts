@@ -33,4 +33,10 @@ describe('redis key scheme', () => {
     const global = batchGlobalKeys('ce:');
     expect(new Set([global.activeJobs, global.index, global.announce].map(tagOf))).toEqual(new Set(['jobs']));
   });
+
+  it('names the head every decision bucket starts with, and no other key of the scheme', () => {
+    for (const second of [0, 1_764_000_000, 2_000_000_123]) expect(keys.decisionBucket(second).startsWith(keys.decisionBucketsHead)).toBe(true);
+    const others = [keys.decisionEvidence('v1', '12345', 'a'), keys.snapshotManifest('v1'), keys.rateLog('dec'), keys.snapshotCurrent];
+    for (const key of others) expect(key.startsWith(keys.decisionBucketsHead)).toBe(false);
+  });
 });
