@@ -2,8 +2,7 @@
 //
 // Raw uWS, the denominator of issue 10's ratio goals, is two system calls per request (`recv`, `send`) and little
 // else, and on round 32's instance (a PVM guest) a null system call cost ~1.1 µs instead of bare metal's typical
-// ~0.1–0.2 (`perf bench syscall basic`; round 32 of issue 10 in bench/HISTORY.md, round 33 in bench/README.md until
-// it moves there). Round 33's instance (a KVM guest) priced it at ~0.1 µs and raw uWS was still 75 % kernel, on
+// ~0.1–0.2 (`perf bench syscall basic`; rounds 32 and 33 of issue 10 in bench/HISTORY.md). Round 33's instance (a KVM guest) priced it at ~0.1 µs and raw uWS was still 75 % kernel, on
 // the same fit line as round 32's: most of a call's time is the loopback TCP work inside it, not the entry, so this
 // price tells instances apart but does not explain their ratios.
 // Kept beside every round so a run says which kind of instance it ran on.
