@@ -122,9 +122,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const routes = (config.ROLE === 'worker' ? workerRoutes(parts) : apiRoutes(parts))
     .filter((route) => !(ownMetricsPort && route.pattern === METRICS_PATH));
   try {
-    http = await startHttpServer(routes, { host: config.HOST, port: config.PORT, log });
+    const durations = parts.metrics.requestDurations;
+    http = await startHttpServer(routes, { host: config.HOST, port: config.PORT, log, durations });
     if (config.METRICS_PORT !== undefined) {
-      metricsHttp = await startHttpServer([metricsRoute(parts.metrics)], { host: config.HOST, port: config.METRICS_PORT, log })
+      metricsHttp = await startHttpServer([metricsRoute(parts.metrics)], { host: config.HOST, port: config.METRICS_PORT, log, durations })
         .catch(async (error: unknown) => {
           await http.close(0);
           throw error;

@@ -201,6 +201,8 @@ const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 interface Exchange {
   res: uWS.HttpResponse;
+  /** The route's slot in the server's request durations (-1: none counted). */
+  readonly slot: number;
   aborted: boolean;
   /** Set while a stream waits for the socket to drain, so an abort can release it. */
   wake?: () => void;
@@ -220,7 +222,7 @@ class RequestExchange implements Exchange, Reply {
   started = 0;
   private answered = false;
 
-  constructor(readonly res: uWS.HttpResponse, private readonly answering: Answering) {}
+  constructor(readonly res: uWS.HttpResponse, readonly slot: number, private readonly answering: Answering) {}
 
   send(response: HttpResponse): void {
     // A second answer would write to a finished uWS response, which throws; a route bug must not do that.
@@ -354,6 +356,15 @@ function readBody(exchange: Exchange, maxBytes: number, onBody: (error: AppError
   });
 }
 
+/**
+ * Where the adapter counts how long each answer took (Metrics.requestDurations): a slot per route taken once at
+ * registration, then one observe() per answer, so counting costs an array increment, not a labelled lookup.
+ */
+export interface RequestDurationSink {
+  slotOf(method: string, route: string): number;
+  observe(slot: number, durationMs: number): void;
+}
+
 export interface HttpServer {
   port: number;
   inFlight(): number;
@@ -361,11 +372,17 @@ export interface HttpServer {
   close(graceMs: number): Promise<void>;
 }
 
-export async function startHttpServer(routes: Route[], options: { host: string; port: number; log: Logger }): Promise<HttpServer> {
+export async function startHttpServer(routes: Route[], options: {
+  host: string;
+  port: number;
+  log: Logger;
+  /** Counts every answer's duration by route (absent: not counted). */
+  durations?: RequestDurationSink;
+}): Promise<HttpServer> {
   assertNativeUws();
   const app = uWS.App();
   let inFlight = 0;
-  const { log } = options;
+  const { log, durations } = options;
 
   /** Answers, then writes the access line; the one exit of every request. */
   const finish = (exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void => {
@@ -393,7 +410,9 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     line.method = request.method;
     line.path = request.path;
     line.status = response.status;
-    line.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+    const elapsedMs = performance.now() - started;
+    if (exchange.slot >= 0) durations?.observe(exchange.slot, elapsedMs);
+    line.duration_ms = Math.round(elapsedMs * 100) / 100;
     line.aborted = exchange.aborted;
     logRequest(log, line, response.log, response.logParts);
   };
@@ -439,8 +458,10 @@ export async function startHttpServer(routes: Route[], options: { host: string; 
     const fixedPath = route && paramCount === 0 && !route.pattern.includes('*') ? route.pattern : null;
     const readsQuery = route === null || route.method === 'GET';
     const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT');
+    // Requests no route takes (404, 405) share one series: their paths come from clients, so unbounded.
+    const slot = durations?.slotOf(route ? route.method : 'any', route ? route.pattern : 'unmatched') ?? -1;
     return (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
-      const exchange = new RequestExchange(res, answering);
+      const exchange = new RequestExchange(res, slot, answering);
       res.onAborted(() => {
         exchange.aborted = true;
         exchange.wake?.();

@@ -256,7 +256,7 @@ describe('rate budget', () => {
 });
 
 describe('GET /metrics', () => {
-  it('counts verdicts by tier and reports Redis and data freshness', async () => {
+  it('counts verdicts by tier, times answers by route, and reports Redis and data freshness', async () => {
     await check('123456');
     const response = await t.get('/metrics');
     expect(response.status).toBe(200);
@@ -266,6 +266,10 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/ce_verdicts_total\{tier="none",degraded="false",cache_hit="false"\} [1-9]/);
     expect(text).toContain('ce_redis_up 1');
     expect(text).toMatch(/ce_ruleset_version [1-9]/);
+    // The adapter's request durations, by route: the check above is counted under its route.
+    expect(text).toContain('# TYPE ce_http_request_duration_seconds histogram');
+    expect(text).toMatch(/^ce_http_request_duration_seconds_count\{method="POST",route="\/v1\/eligibility"\} [1-9]/m);
+    expect(text).toMatch(/^ce_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/eligibility",le="\+Inf"\} [1-9]/m);
     expect(text).not.toContain(key);
   });
 });

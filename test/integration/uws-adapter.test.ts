@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { createLogger } from '../../src/log.js';
+import { RequestDurations } from '../../src/metrics.js';
 
 let server: HttpServer;
 let produced = 0;
+const durations = new RequestDurations();
 
 async function* failingStream(): AsyncIterable<string> {
   yield 'row,1\n';
@@ -57,7 +59,7 @@ beforeAll(async () => {
       // Answered a turn later, after uWS has long returned from the request callback.
       setTimeout(() => reply.send({ status: 200, text: `{"body":${request.body.toString()}}` }), 5);
     } },
-  ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test') });
+  ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test'), durations });
 });
 
 afterAll(async () => {
@@ -70,6 +72,30 @@ describe('uWS adapter request bodies', () => {
     const answers = await Promise.all(bodies.map((body) => fetch(`http://127.0.0.1:${server.port}/digest`, { method: 'POST', body })
       .then((response) => response.text())));
     expect(answers).toEqual(bodies.map((body) => `${body.length}:${createHash('sha256').update(body).digest('hex')}`));
+  });
+});
+
+describe('uWS adapter request durations', () => {
+  it('counts every answer under its route, unmatched paths together, in the bucket of the time it took', async () => {
+    const series = (text: string, name: string, labels: string) => {
+      const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}} `));
+      return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    const digest = 'method="POST",route="/digest"';
+    const unmatched = 'method="any",route="unmatched"';
+    const before = durations.exposition();
+    const countBefore = (labels: string) => series(before, 'ce_http_request_duration_seconds_count', labels) || 0;
+    // /digest answers after a 20-ms timer: never within 10 ms.
+    await Promise.all([1, 2, 3].map(() => fetch(`http://127.0.0.1:${server.port}/digest`, { method: 'POST', body: 'x' })));
+    expect((await fetch(`http://127.0.0.1:${server.port}/nowhere/${randomBytes(4).toString('hex')}`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${server.port}/digest`)).status).toBe(405);
+    const after = durations.exposition();
+    expect(series(after, 'ce_http_request_duration_seconds_count', digest) - countBefore(digest)).toBe(3);
+    expect(series(after, 'ce_http_request_duration_seconds_count', unmatched) - countBefore(unmatched)).toBe(2);
+    expect(series(after, 'ce_http_request_duration_seconds_bucket', `${digest},le="0.01"`)).toBe(0);
+    expect(series(after, 'ce_http_request_duration_seconds_bucket', `${digest},le="+Inf"`))
+      .toBe(series(after, 'ce_http_request_duration_seconds_count', digest));
+    expect(series(after, 'ce_http_request_duration_seconds_sum', digest)).toBeGreaterThanOrEqual(3 * 0.019);
   });
 });
 

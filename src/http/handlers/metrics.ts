@@ -11,7 +11,7 @@ export function metricsRoute(metrics: Metrics): Route {
     handler: async () => ({
       status: 200,
       headers: { 'content-type': metrics.registry.contentType },
-      text: await metrics.registry.metrics(),
+      text: await metrics.exposition(),
     }),
   };
 }
