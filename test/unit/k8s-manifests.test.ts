@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
+import { RequestDurations } from '../../src/metrics.js';
 
 const root = new URL('../../k8s/', import.meta.url).pathname;
 
@@ -284,6 +285,15 @@ describe('k8s manifests: deployment invariants', () => {
       const thresholdSeconds = Number(match?.[1]) * 3600;
       expect(thresholdSeconds).toBeGreaterThan(24 * 3600);
       expect(thresholdSeconds).toBeLessThanOrEqual(config.MAX_DATA_AGE_SECONDS * 0.75);
+    });
+
+    it("alerts on the eligibility check's p99 from the histogram the adapter writes, under the route it registers", () => {
+      const durations = new RequestDurations();
+      durations.observe(durations.slotOf('POST', '/v1/eligibility'), 1);
+      const bucketSeries = /^(\w+_bucket)\{method="POST",route="([^"]+)"/m.exec(durations.exposition());
+      const slow = String(rules.find((rule) => rule.alert === 'CarrierEligibilityChecksSlow')?.expr);
+      expect(slow).toContain(`rate(${bucketSeries?.[1]}{route="${bucketSeries?.[2]}"}[5m])`);
+      expect(slow).toMatch(/^histogram_quantile\(0\.99, sum by \(le\) \(/);
     });
 
     it('the decision export CronJob runs `decisions export --from --to --out`', () => {
