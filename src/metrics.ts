@@ -75,7 +75,7 @@ export class RequestDurations {
 
   /** The histogram in Prometheus' text format, one series per slot that has answered. */
   exposition(): string {
-    const lines = [`# HELP ${DURATION_NAME} Time from a request's first byte handled to its answer written, by route`,
+    const lines = [`# HELP ${DURATION_NAME} Time from the adapter taking a request (headers parsed) to its answer written (a stream: its last chunk), by route`,
       `# TYPE ${DURATION_NAME} histogram`];
     this.series.forEach((labels, slot) => {
       let cumulative = 0;
