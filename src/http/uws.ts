@@ -201,7 +201,7 @@ const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 interface Exchange {
   res: uWS.HttpResponse;
-  /** The route's slot in the server's request durations (-1: none counted). */
+  /** The route's slot in the server's request durations (-1 when the server counts none). */
   readonly slot: number;
   aborted: boolean;
   /** Set while a stream waits for the socket to drain, so an abort can release it. */
@@ -411,7 +411,7 @@ export async function startHttpServer(routes: Route[], options: {
     line.path = request.path;
     line.status = response.status;
     const elapsedMs = performance.now() - started;
-    if (exchange.slot >= 0) durations?.observe(exchange.slot, elapsedMs);
+    durations?.observe(exchange.slot, elapsedMs);
     line.duration_ms = Math.round(elapsedMs * 100) / 100;
     line.aborted = exchange.aborted;
     logRequest(log, line, response.log, response.logParts);
