@@ -141,6 +141,11 @@ interface Measurement extends LoadResult {
   cpuToRaw?: number;
   /** The price of one system call on the servers' CPU, measured just before this round (bench/syscall-price.ts), µs. */
   syscallMicros?: number;
+  /**
+   * What a unit of request-like JavaScript cost after a system call ÷ alone, measured with `syscallMicros`
+   * (bench/syscall-price.ts): 1 where system calls leave the user-space work after them alone.
+   */
+  workAfterSyscallRatio?: number;
 }
 
 // ---------- children ----------
@@ -432,8 +437,9 @@ async function measureAll(targets: Target[], redis: Redis | null, betweenRuns: (
       for (const target of order) await runLoad(target.child.port, target.load, WARMUP);
       await betweenRuns();
     }
-    const { syscallMicros } = measureSyscallPrice(pinned(0, []));
-    process.stdout.write(`  round ${round}: a system call costs ${syscallMicros.toFixed(2)} µs on the servers' CPU\n`);
+    const { syscallMicros, workAfterSyscallRatio } = measureSyscallPrice(pinned(0, []));
+    process.stdout.write(`  round ${round}: a system call costs ${syscallMicros.toFixed(2)} µs on the servers' CPU`
+      + ` and leaves the work after it ${workAfterSyscallRatio.toFixed(2)}× as dear\n`);
     for (const target of order) {
       thisRound.push(await measureRun(target, round, redis));
       await betweenRuns();
@@ -445,7 +451,7 @@ async function measureAll(targets: Target[], redis: Redis | null, betweenRuns: (
         run.cpuToRaw = run.cpuMicrosPerRequest / raw.cpuMicrosPerRequest;
       }
     }
-    for (const run of thisRound) run.syscallMicros = syscallMicros;
+    for (const run of thisRound) Object.assign(run, { syscallMicros, workAfterSyscallRatio });
     runs.push(...thisRound);
   }
   return runs;
@@ -611,10 +617,13 @@ function instructionTable(runs: Measurement[]): string {
 
 /** The system call's price by round, in round order (raw uWS, every ratio's denominator, is mostly system calls). */
 function syscallLine(runs: Measurement[]): string {
-  const byRound = new Map<number, number>();
-  for (const run of runs) if (run.syscallMicros !== undefined) byRound.set(run.round, run.syscallMicros);
-  const prices = [...byRound].sort(([a], [b]) => a - b).map(([, micros]) => micros.toFixed(2));
-  return `A system call (getuid(2) from Node, less the binding's own cost, on the servers' CPU) before each round: ${prices.join(' ')} µs.`;
+  const byRound = new Map<number, Measurement>();
+  for (const run of runs) if (run.syscallMicros !== undefined) byRound.set(run.round, run);
+  const inOrder = [...byRound].sort(([a], [b]) => a - b).map(([, run]) => run);
+  const prices = inOrder.map((run) => run.syscallMicros?.toFixed(2));
+  const after = inOrder.map((run) => run.workAfterSyscallRatio?.toFixed(2));
+  return `A system call (getuid(2) from Node, less the binding's own cost, on the servers' CPU) before each round: ${prices.join(' ')} µs;`
+    + ` a ~4-µs unit of request-like JavaScript (parse, regex, Map lookup, stringify) cost ${after.join(' ')}× as much after one as alone.`;
 }
 
 // ---------- main ----------
