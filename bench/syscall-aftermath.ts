@@ -6,8 +6,8 @@
 //     is a cost per call (a fixed refill) if it stays flat as k grows, a slower machine if it grows with k;
 //   - "interleaved" (call, unit, call, unit, …) against "grouped" (8 calls, then 8 units): what a server would
 //     gain on this instance by running a turn's work between its system calls instead of after each.
-// On a KVM guest every "extra" is ~0; on round 37's PVM guest one call added ~2 µs whatever followed it, and
-// grouping cut the extra from ~3.4 µs per unit to ~0.5.
+// On round 37's PVM guest one call added 1.4–3.4 µs whatever followed it, and grouping cut the extra from 1.8–2.2 µs
+// per unit to 0.01–0.3. Not yet run on a KVM guest, where a call costs a tenth as much.
 //
 //   node --import tsx bench/syscall-aftermath.ts
 import { execFileSync } from 'node:child_process';
