@@ -11,36 +11,27 @@
 //
 //   node --import tsx bench/syscall-aftermath.ts
 import { execFileSync } from 'node:child_process';
-import { WORK_UNIT } from './syscall-price.js';
+import { WORK_UNIT, workTimer } from './syscall-price.js';
 
 const PROBE = `${WORK_UNIT}
-const ROUNDS = 20000;
-const time = (call) => {
-  let best = Infinity;
-  for (let pass = 0; pass < 3; pass += 1) {
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < ROUNDS; i += 1) call();
-    if (pass > 0) best = Math.min(best, Number(process.hrtime.bigint() - started) / ROUNDS);
-  }
-  return best;
-};
+${workTimer(20_000)}
 const call = () => process.getuid();
 const repeat = (k, f) => () => { for (let j = 0; j < k; j += 1) f(); };
 const ns = (value) => value.toFixed(0).padStart(6) + ' ns';
-const unit = time(work);
-const syscall = time(call);
+const unit = timeWork(work);
+const syscall = timeWork(call);
 console.log('work alone' + ns(unit) + ' per unit; getuid(2) alone' + ns(syscall));
 for (const k of [1, 2, 4, 8]) {
   const units = repeat(k, work);
-  const alone = time(units);
-  const both = time(() => { units(); call(); });
+  const alone = timeWork(units);
+  const both = timeWork(() => { units(); call(); });
   console.log(k + ' unit(s), then one call: the call adds' + ns(both - alone - syscall) + ' beyond its own price');
 }
 const eight = repeat(8, work);
 const calls = repeat(8, call);
-const alone = time(eight) + time(calls);
-const interleaved = time(() => { for (let j = 0; j < 8; j += 1) { call(); work(); } });
-const grouped = time(() => { calls(); eight(); });
+const alone = timeWork(eight) + timeWork(calls);
+const interleaved = timeWork(() => { for (let j = 0; j < 8; j += 1) { call(); work(); } });
+const grouped = timeWork(() => { calls(); eight(); });
 console.log('8 calls and 8 units, interleaved: extra' + ns((interleaved - alone) / 8) + ' per unit; grouped: extra' + ns((grouped - alone) / 8) + ' per unit');
 `;
 

@@ -40,6 +40,23 @@ const work = () => {
   sink += JSON.stringify({ ...answer, mc: carrier.mc, name: carrier.name }).length;
 };`;
 
+/**
+ * Probe source defining `timeWork(call)`: ns per call, the faster of two timed loops of `loops` calls after a
+ * warm-up loop (work is JIT-compiled, unlike a binding call). Shared with bench/syscall-aftermath.ts.
+ */
+export function workTimer(loops: number): string {
+  return `
+const timeWork = (call) => {
+  let best = Infinity;
+  for (let pass = 0; pass < 3; pass += 1) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < ${loops}; i += 1) call();
+    if (pass > 0) best = Math.min(best, Number(process.hrtime.bigint() - started) / ${loops});
+  }
+  return best;
+};`;
+}
+
 const PROBE = `
 const time = (call) => {
   let best = Infinity;
@@ -53,16 +70,8 @@ const time = (call) => {
 const syscall = time(() => process.getuid());
 const binding = time(() => process.uptime());
 // A second timer, so the first's call site stays as it was before round 37 (two closures) and the system call's
-// price stays comparable with earlier rounds'. A warm-up pass first: the work is JIT-compiled, unlike a binding call.
-const timeWork = (call) => {
-  let best = Infinity;
-  for (let pass = 0; pass < 3; pass += 1) {
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < ${WORK_UNITS}; i += 1) call();
-    if (pass > 0) best = Math.min(best, Number(process.hrtime.bigint() - started) / ${WORK_UNITS});
-  }
-  return best;
-};
+// price stays comparable with earlier rounds'.
+${workTimer(WORK_UNITS)}
 ${WORK_UNIT}
 const alone = timeWork(work);
 const withSyscall = timeWork(() => { work(); process.getuid(); });
