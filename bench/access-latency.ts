@@ -2,7 +2,7 @@
 // the server. Each access line's `duration_ms` runs from the adapter's first line for the request to the answer
 // written (src/http/uws.ts), so it leaves out the time a request waits in its socket for the turn in progress and
 // the time wrk takes to read the answer; wrk's p99 minus this one is that queueing plus the load generator's own
-// waits (round 35 in bench/README.md).
+// waits (round 35 in bench/HISTORY.md).
 //
 //   BENCH_STDOUT=/tmp/out.ndjson BENCH_SCENARIOS=cold BENCH_REPEAT=1 BENCH_DURATION=5 npm run bench
 //   node --import tsx bench/access-latency.ts /tmp/out.ndjson [--last 5] [--window 100]

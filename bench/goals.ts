@@ -66,7 +66,7 @@ const GOALS: readonly Goal[] = [
   { goal: 'context: cache-hot CPU per request ÷ uWS floor', row: 'hot', against: 'floor', measure: cpuRatio },
   // The req/s goals compare served rates, which are the servers' capacities only while each keeps its CPU busy.
   // Where the load generator (on the other vCPU) cannot keep up with raw uWS, raw's rate is wrk's, and the req/s
-  // ratios flatter the check (round 37 in bench/README.md: raw uWS 74 % busy, the check 85–91 %).
+  // ratios flatter the check (round 37 in bench/HISTORY.md: raw uWS 74 % busy, the check 85–91 %).
   { goal: 'context: raw uWS CPU busy (req/s × CPU per request)', row: 'raw', measure: (run) => (run.requestsPerSecond * run.cpuMicrosPerRequest) / 1e6 },
 ];
 

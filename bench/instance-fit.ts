@@ -1,10 +1,10 @@
-// Fits the cache-hot check's CPU per request against raw uWS' over the VM instances the README's performance
-// section lists ("The same code on … instances of the VM"): check ≈ slope × raw + intercept, by least squares.
+// Fits the cache-hot check's CPU per request against raw uWS' over the VM instances bench/README.md lists
+// ("The same code on … instances of the VM", in the section where issue 10 closed): check ≈ slope × raw + intercept, by least squares.
 // The ratio goal (check ≤ 2× raw) asks whether the check scales with the instance at raw uWS' rate; the fit says
-// it scales a little faster plus a fixed part (round 31 in bench/README.md), and how much a check would have to
+// it scales a little faster plus a fixed part (round 31 in bench/HISTORY.md), and how much a check would have to
 // shed on an instance of a given raw price.
 //
-//   node --import tsx bench/instance-fit.ts [README.md] [raw µs to price the goal at, default: the instances' median]
+//   node --import tsx bench/instance-fit.ts [bench/README.md] [raw µs to price the goal at, default: the instances' median]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { median } from './goals.js';
@@ -28,7 +28,7 @@ export interface LineFit {
 
 /**
  * The instances table's rows: `| ninth (19, 00:26) | 8.6; 6.7; 2.2 | 2.28×; 0.44; 5.7 | …`. Only that table has a
- * first cell naming a round and the time it ended, so other tables of the README are skipped.
+ * first cell naming a round and the time it ended, so the file's other tables are skipped.
  */
 export function parseInstanceRows(markdown: string): InstanceRow[] {
   // A cell whose goals were met is bold (`**1.91×; 0.53; 3.0**`), so the ratio may follow `**`.
@@ -67,7 +67,7 @@ export function excessOverRatio(fit: LineFit, rawMicros: number, ratio: number):
 }
 
 function main(): void {
-  const [path = 'README.md', priceAt] = process.argv.slice(2);
+  const [path = 'bench/README.md', priceAt] = process.argv.slice(2);
   const rows = parseInstanceRows(readFileSync(path, 'utf8'));
   const fit = fitLine(rows.map((row) => ({ x: row.rawMicros, y: row.rawMicros * row.hotToRaw })));
   const raws = rows.map((row) => row.rawMicros).sort((a, b) => a - b);

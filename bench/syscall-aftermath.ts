@@ -1,5 +1,5 @@
 // Does a system call slow the user-space work after it, and does grouping the work between calls help?
-// (round 37 of issue 10 in bench/README.md). A fresh Node process pinned to CPU 0 (the bench servers' CPU) times,
+// (round 37 of issue 10 in bench/HISTORY.md). A fresh Node process pinned to CPU 0 (the bench servers' CPU) times,
 // per unit of request-like JavaScript (WORK_UNIT of bench/syscall-price.ts):
 //   - the work alone, and getuid(2) alone;
 //   - "after one call": k units, then one getuid(2), for k = 1, 2, 4, 8: what the call adds beyond its own price

@@ -11,7 +11,7 @@
 // (the same kind of binding call, but clock_gettime through the vDSO, no system call), so the difference is the
 // system call's own price without Node's binding overhead.
 //
-// It also prices what a system call does to the user-space work after it (round 37 in bench/README.md): a unit of
+// It also prices what a system call does to the user-space work after it (round 37 in bench/HISTORY.md): a unit of
 // request-like JavaScript (parse a small body, a regex, a Map lookup, stringify an answer; ~3 µs) timed alone and
 // with one getuid(2) after each unit, less the system call's own price. On round 37's PVM guest each unit cost
 // 1.4–1.6× as much after a system call as alone, which is why a check's own work was 3× its price on the same core
