@@ -10,14 +10,16 @@ export default defineConfig({
         },
       },
       {
-        // The suites for the check, keys, rules, ingest (with a killed ingest), DNU and batch (with a killed
-        // worker) again, against a private 3-master Redis Cluster started once for the run.
+        // The suites for the check, keys, rules, ingest (with a killed ingest), DNU, batch (with a killed worker)
+        // and the snapshot switch's cache carry-over again, against a private 3-master Redis Cluster started once
+        // for the run.
         test: {
           name: 'cluster',
           include: [
             'test/integration/http-eligibility.test.ts', 'test/integration/cli-keys-rules.test.ts',
             'test/integration/ingest.test.ts', 'test/integration/batch-api.test.ts', 'test/integration/batch-crash.test.ts',
-            'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts', 'test/cluster/**/*.test.ts',
+            'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts',
+            'test/integration/cache-carry-over.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
           setupFiles: ['test/helpers/cluster-env.ts'],

@@ -65,7 +65,10 @@ export function buildParts(config: Config, log: Logger): AppParts {
   if (!recorder) log.error('DECISION_RECORDS=off: verdicts are answered without decision records (benchmarks only, never production)');
   const eligibility = new EligibilityService(redis, keys, state, {
     cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn,
+    carryOver: { max: config.CARRIER_CACHE_WARM_MAX, budgetMs: config.CARRIER_CACHE_WARM_MS },
   });
+  // A snapshot switch first reads the cached carriers again from the new snapshot (src/verdict/cache-carry-over.ts).
+  state.addSnapshotPreparer(eligibility);
   const metrics = new Metrics(state);
   return {
     config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility, metrics,

@@ -59,6 +59,10 @@ export const configSchema = z.object({
   STATE_POLL_MS: int(50, 1000).default(250)
     .describe('How often a replica re-reads the snapshot pointer, rule set and key epoch (bounds propagation time)'),
   CARRIER_CACHE_MAX: int(1, 10_000_000).default(200_000).describe('Entries in the in-process carrier LRU'),
+  CARRIER_CACHE_WARM_MAX: int(0, 10_000_000).default(20_000)
+    .describe('On a snapshot switch, this many of the most recently used cached carriers are read from the new snapshot before it is served, so checks stay cache hits (0: off)'),
+  CARRIER_CACHE_WARM_MS: int(0, 10_000).default(1000)
+    .describe('How long that reading may hold a snapshot switch; what was read by then is kept'),
   ROLE: z.enum(['api', 'worker', 'both']).default('both').describe('api serves HTTP, worker screens batch rows, both does both'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   SHUTDOWN_GRACE_MS: int(0, 120_000).default(10_000).describe('SIGTERM: how long in-flight work may take before exit'),

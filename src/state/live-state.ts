@@ -21,6 +21,22 @@ export interface LiveStateListener {
   onKeyEpochChange(): void;
 }
 
+/**
+ * Asked before the replica starts serving a new snapshot (the one awaited step of a switch); what it resolves with
+ * runs in the same synchronous step that makes `next` the snapshot served. The carrier cache's carry-over is one
+ * (src/verdict/cache-carry-over.ts). A preparer that rejects is logged and the switch goes ahead without it.
+ */
+export interface SnapshotPreparer {
+  prepareSnapshot(next: SnapshotMeta): Promise<PreparedSwitch | null>;
+}
+
+export interface PreparedSwitch {
+  /** Runs at the moment of the switch; must not throw. */
+  onSwitch(): void;
+  /** Added to the replica's "serving snapshot" log line. */
+  facts: Record<string, number | string | boolean>;
+}
+
 const DATA_MISSING_MESSAGE = 'Redis answers but holds no deployment mark: either Redis lost its data or this deployment was never set up (seed/ingest/keys create/rules publish); verdicts are degraded (backend_unavailable)';
 
 /** Change-log entries / list entries read per command while catching up or reloading: short replies only. */
@@ -44,6 +60,7 @@ export class LiveState {
   /** One more poll queued behind it, shared by every caller that asked meanwhile. */
   private pollAgain: Promise<void> | null = null;
   private readonly listeners: LiveStateListener[] = [];
+  private readonly preparers: SnapshotPreparer[] = [];
   /** The problems last logged (JSON), so each change is logged exactly once. */
   private lastCondition: string | null = null;
   private sawMark = false;
@@ -67,6 +84,10 @@ export class LiveState {
 
   addListener(listener: LiveStateListener): void {
     this.listeners.push(listener);
+  }
+
+  addSnapshotPreparer(preparer: SnapshotPreparer): void {
+    this.preparers.push(preparer);
   }
 
   /** First poll (awaited, so a replica starts with whatever state Redis has), then the periodic loop. */
@@ -242,8 +263,26 @@ export class LiveState {
       return;
     }
     const raw = await this.redis.get(this.keys.snapshotMeta(version));
-    this.snapshot = raw ? JSON.parse(raw) as SnapshotMeta : null;
-    this.log.info({ snapshot_version: version, data_as_of: this.snapshot?.data_as_of }, 'serving snapshot');
+    const next = raw ? JSON.parse(raw) as SnapshotMeta : null;
+    const prepared = next === null ? [] : await this.prepareSwitch(next);
+    // One synchronous step: no check sees the new snapshot without what its preparers made ready, or the reverse.
+    this.snapshot = next;
+    for (const { onSwitch } of prepared) onSwitch();
+    const facts = Object.assign({}, ...prepared.map((switched) => switched.facts)) as PreparedSwitch['facts'];
+    this.log.info({ snapshot_version: version, data_as_of: next?.data_as_of, ...facts }, 'serving snapshot');
+  }
+
+  private async prepareSwitch(next: SnapshotMeta): Promise<PreparedSwitch[]> {
+    const prepared: PreparedSwitch[] = [];
+    for (const preparer of this.preparers) {
+      try {
+        const switched = await preparer.prepareSnapshot(next);
+        if (switched !== null) prepared.push(switched);
+      } catch (error) {
+        this.log.warn({ err: error, snapshot_version: next.version }, 'snapshot switch: a preparation failed; switching without it');
+      }
+    }
+    return prepared;
   }
 
   private async refreshRuleset(version: string | null): Promise<void> {

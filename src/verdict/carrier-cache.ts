@@ -17,7 +17,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CarrierLookup } from '../core/carrier.js';
 import { canonicalMcValue } from '../core/mc-number.js';
-import { NOT_FOUND } from '../store/carrier-codec.js';
+import { decodeCarrier, NOT_FOUND } from '../store/carrier-codec.js';
 
 /** 2^16 slots: 256 KiB. */
 const UNKNOWN_SLOT_BITS = 16;
@@ -27,35 +27,41 @@ function slotOf(value: number): number {
   return Math.imul(value, 0x9e3779b1) >>> (32 - UNKNOWN_SLOT_BITS);
 }
 
-export class CarrierCache {
-  private readonly entries: LRUCache<string, CarrierLookup>;
+/**
+ * One snapshot's lookups: the LRU of carriers and the table of unknown numbers. The cache swaps in a new one when
+ * the snapshot changes; a snapshot switch's carry-over fills one off to the side first (CarrierCache.prepare).
+ */
+export class SnapshotLookups {
+  /** Lookups, or a carried carrier's encoded record, decoded on its first use (carry()). */
+  readonly entries: LRUCache<string, CarrierLookup | string>;
   /**
    * Unknown numbers by slot (0: empty). A remembered number is answered with NOT_FOUND, the one lookup object
    * decodeCarrier gives every number a snapshot lacks: the very object (and verdict template) a Redis read gives.
    */
   private readonly unknown = new Int32Array(1 << UNKNOWN_SLOT_BITS);
-  private version: string | null = null;
 
-  constructor(max: number) {
+  constructor(readonly version: string | null, max: number) {
     this.entries = new LRUCache({ max });
   }
 
-  /** The cached lookup of `mc` in snapshot `version`; undefined when it is not cached for that version. */
-  get(version: string, mc: string): CarrierLookup | undefined {
-    if (version !== this.version) return undefined;
+  get(mc: string): CarrierLookup | undefined {
     const cached = this.entries.get(mc);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return typeof cached === 'string' ? this.decodeCarried(mc, cached) : cached;
     const value = canonicalMcValue(mc);
     return value !== 0 && this.unknown[slotOf(value)] === value ? NOT_FOUND : undefined;
   }
 
-  /** Caches a lookup read from snapshot `version`, first dropping every entry of another version. */
-  set(version: string, mc: string, lookup: CarrierLookup): void {
-    if (version !== this.version) {
-      this.entries.clear();
-      this.unknown.fill(0);
-      this.version = version;
-    }
+  /**
+   * Caches a carrier the carry-over read (its encoded record, or null when the snapshot lacks it). The record is
+   * kept as the reply's one string and decoded when it is first asked for: decoding 20,000 records at once made
+   * a dozen objects each that every scavenge of the switch had to copy.
+   */
+  carry(mc: string, encoded: string | null): void {
+    if (encoded === null) this.set(mc, NOT_FOUND);
+    else this.entries.set(mc, encoded);
+  }
+
+  set(mc: string, lookup: CarrierLookup): void {
     if (lookup === NOT_FOUND) {
       const value = canonicalMcValue(mc);
       if (value !== 0) {
@@ -64,5 +70,65 @@ export class CarrierCache {
       }
     }
     this.entries.set(mc, lookup);
+  }
+
+  /** A carried record decoded, in place of its string; one that does not decode is forgotten (read again). */
+  private decodeCarried(mc: string, encoded: string): CarrierLookup | undefined {
+    let lookup: CarrierLookup;
+    try {
+      lookup = decodeCarrier(mc, encoded);
+    } catch {
+      // The Redis read that follows meets the same record and fails closed there (a degraded verdict).
+      this.entries.delete(mc);
+      return undefined;
+    }
+    this.entries.set(mc, lookup);
+    return lookup;
+  }
+}
+
+export class CarrierCache {
+  private lookups: SnapshotLookups;
+
+  constructor(private readonly max: number) {
+    this.lookups = new SnapshotLookups(null, max);
+  }
+
+  /** The cached lookup of `mc` in snapshot `version`; undefined when it is not cached for that version. */
+  get(version: string, mc: string): CarrierLookup | undefined {
+    const { lookups } = this;
+    return version === lookups.version ? lookups.get(mc) : undefined;
+  }
+
+  /** Caches a lookup read from snapshot `version`, first dropping every entry of another version. */
+  set(version: string, mc: string, lookup: CarrierLookup): void {
+    if (version !== this.lookups.version) this.lookups = new SnapshotLookups(version, this.max);
+    this.lookups.set(mc, lookup);
+  }
+
+  /**
+   * Up to `limit` MC numbers of the LRU, most recently used first, with the version they were read from: what a
+   * snapshot switch reads again (src/verdict/cache-carry-over.ts). Remembered unknown numbers are not listed; a
+   * number the new snapshot lacks costs one read when it is next asked for.
+   */
+  recent(limit: number): { version: string | null; mcs: string[] } {
+    const mcs: string[] = [];
+    if (limit > 0) {
+      for (const mc of this.lookups.entries.keys()) {
+        mcs.push(mc);
+        if (mcs.length >= limit) break;
+      }
+    }
+    return { version: this.lookups.version, mcs };
+  }
+
+  /** An empty cache of `version`, to be filled off to the side and then adopted (the carry-over). */
+  prepare(version: string): SnapshotLookups {
+    return new SnapshotLookups(version, this.max);
+  }
+
+  /** Makes `prepared` the cache, in place of everything it held: one assignment, at the moment of the switch. */
+  adopt(prepared: SnapshotLookups): void {
+    this.lookups = prepared;
   }
 }

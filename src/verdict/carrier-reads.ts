@@ -56,10 +56,7 @@ export class CarrierReads {
     const { buckets, mcs, waiters } = turn;
     // A client that throws instead of rejecting must still settle the reads: never a hanging request.
     try {
-      const reading = buckets.length === 1 || isCluster(this.redis)
-        ? Promise.all(buckets.map((bucket, index) => this.redis.hget(bucket, mcs[index] as string)))
-        : luaScripts.carrierRead(this.redis, buckets, mcs);
-      reading.then(
+      readCarriers(this.redis, buckets, mcs).then(
         (found) => tellEach(waiters, (waiter, index) => waiter.carrierRead(found[index] ?? null)),
         (error: unknown) => tellEach(waiters, (waiter) => waiter.carrierReadFailed(error)),
       );
@@ -67,4 +64,14 @@ export class CarrierReads {
       tellEach(waiters, (waiter) => waiter.carrierReadFailed(error));
     }
   }
+}
+
+/**
+ * Reads `mcs[i]` from carrier bucket `buckets[i]` for every i: one carrier-read.lua call on a standalone or Sentinel
+ * Redis (a plain HGET for a single read), single HGETs on a Cluster. Each entry is the encoded record or null.
+ */
+export function readCarriers(redis: RedisClient, buckets: readonly string[], mcs: readonly string[]): Promise<Array<string | null>> {
+  return buckets.length === 1 || isCluster(redis)
+    ? Promise.all(buckets.map((bucket, index) => redis.hget(bucket, mcs[index] as string)))
+    : luaScripts.carrierRead(redis, buckets, mcs);
 }

@@ -12,10 +12,11 @@ import type { DecisionRecorder, RecordWaiter } from '../decisions/recorder.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { CarrierReads, type CarrierReadWaiter } from './carrier-reads.js';
 import { CarrierCache } from './carrier-cache.js';
+import { carryOver, type CarryOverOptions } from './cache-carry-over.js';
 import type { RecordContext } from '../decisions/record-codec.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from '../store/keys.js';
-import type { LiveState } from '../state/live-state.js';
+import type { LiveState, PreparedSwitch, SnapshotPreparer } from '../state/live-state.js';
 
 /** The verdict as the API returns it: the spec's ten fields, then the additive ones (evidence last). */
 export interface Verdict {
@@ -36,6 +37,8 @@ export interface Verdict {
 
 export interface EligibilityOptions {
   cacheMax: number;
+  /** What a snapshot switch reads again from the new snapshot (src/verdict/cache-carry-over.ts); none when absent. */
+  carryOver?: CarryOverOptions;
   maxDataAgeSeconds: number;
   now?: () => number;
   /** Decision records (mandatory in production; null only for the records-off benchmark). */
@@ -529,7 +532,7 @@ class PendingCheck implements CarrierReadWaiter, RecordWaiter {
   }
 }
 
-export class EligibilityService {
+export class EligibilityService implements SnapshotPreparer {
   private readonly cache: CarrierCache;
   private readonly templates = new VerdictTemplates();
   private readonly now: () => number;
@@ -573,6 +576,18 @@ export class EligibilityService {
    */
   evaluate(mc: string, backendOk = true): Promise<Verdict> {
     return new Promise((resolve, reject) => this.begin(mc, backendOk, null, { checked: resolve, checkFailed: reject }));
+  }
+
+  /** Before a snapshot switch: the cached carriers read again from `next`, adopted at the switch (LiveState). */
+  async prepareSnapshot(next: SnapshotMeta): Promise<PreparedSwitch | null> {
+    const { carryOver: options } = this.options;
+    if (options === undefined || options.max === 0) return null;
+    const carried = await carryOver(this.redis, this.keys, this.cache, next, options, this.now);
+    if (carried === null) return null;
+    return {
+      onSwitch: carried.adopt,
+      facts: { cache_carried_over: carried.carried, cache_carry_over_wanted: carried.wanted, cache_carry_over_ms: carried.ms },
+    };
   }
 
   /** Withdraws the record of a verdict checkInto() gave but the caller did not answer with (see DecisionRecorder.withdraw). */

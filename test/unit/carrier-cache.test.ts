@@ -99,3 +99,40 @@ describe('CarrierCache: numbers the snapshot does not hold', () => {
     expect(cache.get('v1', '12')).toBe(other);
   });
 });
+
+describe('CarrierCache: what a snapshot switch carries over (src/verdict/cache-carry-over.ts)', () => {
+  const lookup = (mc: string): CarrierLookup => ({ kind: 'ambiguous', mc, dot_numbers: [mc] });
+
+  it('lists the LRU most recently used first, up to a limit, with the version it holds; no remembered unknown numbers', () => {
+    const cache = new CarrierCache(10);
+    for (const mc of ['1', '2', '3']) cache.set('v1', mc, lookup(mc));
+    cache.set('v1', '777', notFound);
+    cache.get('v1', '1');
+    expect(cache.recent(10)).toEqual({ version: 'v1', mcs: ['1', '3', '2'] });
+    expect(cache.recent(2).mcs).toEqual(['1', '3']);
+    expect(cache.recent(0).mcs).toEqual([]);
+  });
+
+  it('adopts a cache of the new version filled off to the side, in place of everything it held', () => {
+    const cache = new CarrierCache(2);
+    cache.set('v1', '5', lookup('5'));
+    cache.set('v1', '777', notFound);
+    const prepared = cache.prepare('v2');
+    const fresh1 = lookup('1');
+    prepared.set('2', lookup('2'));
+    prepared.set('1', fresh1);
+    prepared.set('888', notFound);
+    // Filling it changes nothing the cache answers until it is adopted.
+    expect(cache.get('v1', '5')).toEqual(lookup('5'));
+    expect(cache.get('v2', '1')).toBeUndefined();
+    cache.adopt(prepared);
+    expect(cache.get('v2', '1')).toBe(fresh1);
+    expect(cache.get('v2', '888')).toBe(notFound);
+    expect(cache.get('v2', '5')).toBeUndefined();
+    expect(cache.get('v2', '777')).toBeUndefined();
+    expect(cache.get('v1', '1')).toBeUndefined();
+    // '1' was filled last, so it is the most recently used: a new entry evicts '2' first (max 2).
+    cache.set('v2', '3', lookup('3'));
+    expect(cache.recent(10)).toEqual({ version: 'v2', mcs: ['3', '1'] });
+  });
+});
