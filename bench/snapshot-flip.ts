@@ -43,6 +43,7 @@ import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../src/store/keys.js';
 import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
+import { cleanCarrier } from '../test/helpers/harness.js';
 
 const WORKING_SET = Number(process.argv[2] ?? 20_000);
 const RATE = Number(process.argv[3] ?? 4000);
@@ -65,15 +66,9 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 interface Sample { sent: number; received: number; ms: number; status: number; cacheHit: boolean | null; dataAsOf: string | null }
 interface CpuMark { at: number; us: number }
 
+/** Every 7th carrier has a hard stop, as in http-load's seed, so verdicts are not all alike. */
 function carrier(mc: number): CarrierRecord {
-  // http-load's cleanCarrier (test/helpers/harness.ts) inline, and every 7th carrier has a hard stop.
-  const recent = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
-  return {
-    mc: String(mc), dot: String(1_000_000 + mc), legal_name: `CARRIER ${mc} LLC`, dba_name: null, usdot_status: 'A',
-    authority: { status: 'active', granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: null },
-    insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null },
-    hazmat: false, safety_rating: mc % 7 === 0 ? 'U' : 'S', mcs150_date: recent, oos_order: null, hits: [],
-  };
+  return cleanCarrier(String(mc), mc % 7 === 0 ? { safety_rating: 'U' } : {});
 }
 
 /** Writes every carrier of the working set into a new version, not yet committed (not current). */

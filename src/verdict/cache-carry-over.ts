@@ -42,9 +42,9 @@ export interface CarryOver {
   adopt(): void;
 }
 
-/** Numbers per carrier-read.lua call, and lookups per slice of the fill: each about a millisecond of work. */
+/** Numbers per carrier-read.lua call, and MC numbers listed or lookups filled per turn: each about a millisecond. */
 const READ_CHUNK = 250;
-const FILL_SLICE = 2000;
+const SLICE = 2000;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -54,9 +54,11 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  */
 export async function carryOver(redis: RedisClient, keys: RedisKeys, cache: CarrierCache, next: SnapshotMeta,
   options: CarryOverOptions, now: () => number = Date.now): Promise<CarryOver | null> {
-  const { version, mcs } = cache.recent(options.max);
-  if (mcs.length === 0 || version === next.version) return null;
   const started = now();
+  const recent = cache.recent();
+  if (options.max === 0 || recent.version === next.version) return null;
+  const mcs = await listRecent(recent.mcs, options.max);
+  if (mcs.length === 0) return null;
   const records: Array<string | null> = [];
   for (let from = 0; from < mcs.length && now() - started < options.budgetMs; from += READ_CHUNK) {
     const chunk = mcs.slice(from, from + READ_CHUNK);
@@ -67,7 +69,26 @@ export async function carryOver(redis: RedisClient, keys: RedisKeys, cache: Carr
   const prepared = cache.prepare(next.version);
   for (let index = records.length - 1; index >= 0; index -= 1) {
     prepared.carry(mcs[index] as string, records[index] as string | null);
-    if (index % FILL_SLICE === 0 && index > 0) await nextTurn();
+    if (index % SLICE === 0 && index > 0) await nextTurn();
   }
   return { carried: records.length, wanted: mcs.length, ms: now() - started, adopt: () => cache.adopt(prepared) };
+}
+
+/**
+ * Up to `limit` distinct MC numbers from the LRU's listing, SLICE per turn. Checks use the LRU between slices, and a
+ * listing resumed after that can skip numbers or list some again (a number moved to the front meanwhile): harmless
+ * here, as a skipped carrier is read when next asked for and a repeated one is kept once. The listing stops after
+ * twice `limit` steps, so one that keeps being sent back to the front cannot run on.
+ */
+async function listRecent(listing: Iterator<string>, limit: number): Promise<string[]> {
+  const mcs = new Set<string>();
+  for (let steps = 0; mcs.size < limit && steps < 2 * limit;) {
+    for (const sliceEnd = steps + SLICE; steps < sliceEnd && mcs.size < limit; steps += 1) {
+      const listed = listing.next();
+      if (listed.done === true) return [...mcs];
+      mcs.add(listed.value);
+    }
+    if (mcs.size < limit) await nextTurn();
+  }
+  return [...mcs];
 }
