@@ -7,9 +7,11 @@ import type { RedisClient } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { encodeCarrier } from '../../src/store/carrier-codec.js';
 import { carrierBucket, redisKeys } from '../../src/store/keys.js';
+import { createLogger } from '../../src/log.js';
 import { carryOver } from '../../src/verdict/cache-carry-over.js';
 import { CarrierCache } from '../../src/verdict/carrier-cache.js';
 import { cleanCarrier, connectedRequestPathClient, randomPrefix, startTestApp, type TestApp } from '../helpers/harness.js';
+import { logCollector } from '../helpers/log-collector.js';
 
 interface Answer { eligible: boolean; found: boolean; tier: string | null; reasons: string[]; cache_hit: boolean; data_as_of: string | null }
 
@@ -32,8 +34,8 @@ const fresh = (asOf: string) => ({ data_as_of: asOf, created_at: new Date().toIS
 const revoked = { status: 'inactive' as const, granted_on: '2015-03-01', revocation_pending_on: null, revoked_on: '2026-11-20' };
 
 /** Snapshot A (carriers 1–12), a key, and carriers 7, 8 and 10 checked twice, so the replica has them cached. */
-async function servingA(env: Record<string, string> = {}): Promise<{ app: TestApp; key: string }> {
-  const app = await startTestApp({ MAX_DATA_AGE_SECONDS: String(365 * 86_400), ...env });
+async function servingA(env: Record<string, string> = {}, log = logCollector()): Promise<{ app: TestApp; key: string }> {
+  const app = await startTestApp({ MAX_DATA_AGE_SECONDS: String(365 * 86_400), ...env }, { log: createLogger('info', 'api', log) });
   t = app;
   await app.publishRules();
   await app.writeSnapshot(Array.from({ length: 12 }, (_, index) => cleanCarrier(String(index + 1))), fresh(A_AS_OF));
@@ -54,8 +56,13 @@ async function switchToB(app: TestApp): Promise<void> {
 
 describe('snapshot switch: the carrier cache carried over', () => {
   it('answers the cached carriers from the cache at once, with the new snapshot\'s data', async () => {
-    const { app, key } = await servingA();
+    const log = logCollector();
+    const { app, key } = await servingA({}, log);
     await switchToB(app);
+    // The switch's log line says what was carried over: the three carriers checked under A.
+    const switched = log.text().split('\n').filter((line) => line.includes('"serving snapshot"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.data_as_of === B_AS_OF);
+    expect(switched).toEqual([expect.objectContaining({ cache_carried_over: 3, cache_carry_over_wanted: 3 })]);
     expect(await check(app, key, '7')).toMatchObject({ cache_hit: true, eligible: true, data_as_of: B_AS_OF });
     // Revoked in B: the carried lookup is B's record, not A's.
     const eight = await check(app, key, '8');
