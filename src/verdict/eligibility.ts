@@ -581,7 +581,7 @@ export class EligibilityService implements SnapshotPreparer {
   /** Before a snapshot switch: the cached carriers read again from `next`, adopted at the switch (LiveState). */
   async prepareSnapshot(next: SnapshotMeta): Promise<PreparedSwitch | null> {
     const { carryOver: options } = this.options;
-    if (options === undefined || options.max === 0) return null;
+    if (options === undefined) return null;
     const carried = await carryOver(this.redis, this.keys, this.cache, next, options, this.now);
     if (carried === null) return null;
     return {
