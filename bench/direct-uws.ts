@@ -1,7 +1,7 @@
 // The service's own parts (buildParts: the same Authenticator, BudgetLimiter, EligibilityService with its carrier
 // LRU, verdict templates and DecisionRecorder, Metrics and access-line logger that production composes), driven by
 // one hand-written uWS handler for POST /v1/eligibility instead of the HTTP adapter (src/http/uws.ts) and the
-// route (src/http/handlers/eligibility.ts). Issue 10's question it answers: how much of a cache-hot check's CPU is
+// route (src/eligibility/route.ts). Issue 10's question it answers: how much of a cache-hot check's CPU is
 // the adapter's and the route's generality (any route, any header, problem mapping, streams, speculative checks),
 // and how much is the work itself. It answers the canonical request only (a cached key, a canonical body, an
 // admitted draw); anything else gets a bare 500, which the bench would count. `BENCH_SCENARIOS=…,direct` runs it
@@ -9,14 +9,17 @@
 import uWS from 'uWebSockets.js';
 import { buildParts } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { verdictHeadBlock } from '../src/http/handlers/eligibility.js';
-import { parseEligibilityBody } from '../src/http/handlers/eligibility-body.js';
+import { verdictHeadBlock } from '../src/eligibility/route.js';
+import { parseEligibilityBody } from '../src/eligibility/body.js';
 import { normaliseMcNumber } from '../src/core/mc-number.js';
 import { createLogger, logRequest, type RequestLine } from '../src/log.js';
 import type { DrawHandle } from '../src/ratelimit/budget.js';
 import type { StoredApiKey } from '../src/auth/api-key.js';
 import type { AuthResult } from '../src/auth/authenticate.js';
-import { isUnrecorded, serialiseVerdict, VerdictBytes, verdictOutput, type Verdict, type VerdictWaiter } from '../src/verdict/eligibility.js';
+import {
+  isUnrecorded, serialiseVerdict, VerdictBytes, verdictOutput, type VerdictWaiter,
+} from '../src/eligibility/service.js';
+import type { Verdict } from '../src/core/verdict.js';
 import { serveBenchStats, countCommands } from './child-stats.js';
 
 const config = loadConfig(process.env);

@@ -43,9 +43,8 @@ const CODE: readonly Bucket[] = [
   { name: 'decision records (src/decisions/)', frames: ['src/decisions/'] },
   { name: 'budget draws (src/ratelimit/)', frames: ['src/ratelimit/'] },
   { name: 'API key (src/auth/)', frames: ['src/auth/'] },
-  { name: 'verdict and decide (src/verdict/, src/core/)', frames: ['src/verdict/', 'src/core/'] },
+  { name: 'eligibility use case and decide (src/eligibility/, src/core/)', frames: ['src/eligibility/', 'src/core/'] },
   { name: 'ioredis (commands, replies)', frames: ['ioredis'] },
-  { name: 'eligibility route (src/http/handlers/)', frames: ['src/http/handlers/'] },
   { name: 'HTTP adapter JS, with the uWS calls it makes (src/http/uws.ts)', frames: ['src/http/uws.ts', 'src/http/uws.js'] },
 ];
 

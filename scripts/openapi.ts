@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { REASON_CODES } from '../src/core/reasons.js';
 import { ERROR_KINDS } from '../src/errors.js';
 import { PROBLEMS } from '../src/http/problem.js';
-import { SERVICE_VERSION } from '../src/app.js';
+import { SERVICE_VERSION } from '../src/version.js';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../src/monitoring/events-model.js';
 import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';

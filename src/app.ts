@@ -1,12 +1,11 @@
 // Composition root: builds every part from the config and wires them; main.ts and the tests both start the
 // service through here, so tests exercise exactly what production runs.
-import { createRequire } from 'node:module';
 import { Authenticator } from './auth/authenticate.js';
 import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
 import type { Config } from './config.js';
-import { eligibilityRoute } from './http/handlers/eligibility.js';
-import { decisionsRoute } from './http/handlers/decisions.js';
+import { eligibilityRoute } from './eligibility/route.js';
+import { decisionsRoute } from './decisions/route.js';
 import { DecisionReader } from './decisions/reader.js';
 import { DecisionRecorder } from './decisions/recorder.js';
 import { healthRoute } from './http/handlers/health.js';
@@ -21,9 +20,9 @@ import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/wiring.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
-import { EligibilityService } from './verdict/eligibility.js';
+import { EligibilityService } from './eligibility/service.js';
+import { SERVICE_VERSION } from './version.js';
 
-export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export interface AppParts {
   config: Config;
@@ -67,7 +66,7 @@ export function buildParts(config: Config, log: Logger): AppParts {
     cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn,
     carryOver: { max: config.CARRIER_CACHE_WARM_MAX, budgetMs: config.CARRIER_CACHE_WARM_MS },
   });
-  // A snapshot switch first reads the cached carriers again from the new snapshot (src/verdict/cache-carry-over.ts).
+  // A snapshot switch first reads the cached carriers again from the new snapshot (src/eligibility/cache-carry-over.ts).
   state.addSnapshotPreparer(eligibility);
   const metrics = new Metrics(state);
   return {

@@ -1,6 +1,6 @@
 // Writers of JSON text straight into a byte buffer, for the access line (src/log.ts) and, since round 8, the
 // response head (headOf in src/http/uws.ts); since round 18 also the pieces of a verdict's body
-// (src/verdict/eligibility.ts). Each takes the target and an offset and returns the offset after what it wrote;
+// (src/eligibility/service.ts). Each takes the target and an offset and returns the offset after what it wrote;
 // the caller guarantees the room (see each bound).
 //
 // Why not a string encoded at the end (what logRequest did until round 7): the line was a rope of ~20 pieces that

@@ -2,7 +2,7 @@
 // Hand-written (a dozen lines) rather than a formatter stream because lines are built per chunk in the worker
 // and stored as finished text; the report endpoint only concatenates them.
 import type { SourceEvidence } from '../core/evidence.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import type { NotScreenedReason, Outcome, StoredRow } from './types.js';
 
 export const REPORT_COLUMNS = [

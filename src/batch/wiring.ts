@@ -1,25 +1,40 @@
 // Builds the batch feature's parts from the composition root's: the routes on the request-path connection,
 // and the worker on patient connections of its own (a worker queues through Redis restarts rather than
 // failing fast; the blocking read needs a connection to itself).
-import type { AppParts } from '../app.js';
-import { batchRoutes } from '../http/handlers/batch.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { KeyStore } from '../auth/key-store.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { RedisKeys } from '../store/keys.js';
+import { batchRoutes } from './route.js';
 import type { Route } from '../http/uws.js';
 import { BudgetLimiter } from '../ratelimit/budget.js';
-import { createRedis, redisTarget } from '../redis/connection.js';
+import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { DecisionRecorder } from '../decisions/recorder.js';
 import { ChunkScreener } from './chunk-screener.js';
 import { BatchJobs } from './jobs.js';
 import { PinnedScreening } from './pinned-screening.js';
 import { BatchWorker } from './worker.js';
 
-function jobsOn(parts: AppParts, redis: AppParts['redis']): BatchJobs {
+/** What the composition root hands the feature (it never imports the root itself). */
+export interface BatchParts {
+  config: Config;
+  log: Logger;
+  keys: RedisKeys;
+  /** Fail-fast connection for request paths. */
+  redis: RedisClient;
+  keyStore: KeyStore;
+  auth: Authenticator;
+}
+
+function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
   const { config } = parts;
   return new BatchJobs(redis, config.REDIS_PREFIX, {
     deadlineSeconds: config.BATCH_JOB_DEADLINE_SECONDS, retentionSeconds: config.BATCH_RETENTION_SECONDS,
   });
 }
 
-export function batchApiRoutes(parts: AppParts): Route[] {
+export function batchApiRoutes(parts: BatchParts): Route[] {
   return batchRoutes({
     auth: parts.auth, jobs: jobsOn(parts, parts.redis), redis: parts.redis,
     headroom: parts.config.BATCH_BUDGET_HEADROOM, log: parts.log,
@@ -30,7 +45,7 @@ export interface RunningBatchWorker {
   stop(graceMs: number): Promise<void>;
 }
 
-export function startBatchWorker(parts: AppParts): RunningBatchWorker {
+export function startBatchWorker(parts: BatchParts): RunningBatchWorker {
   const { config, log, keys } = parts;
   const redis = createRedis(redisTarget(config), 'background');
   const blocking = createRedis(redisTarget(config), 'background');

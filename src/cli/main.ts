@@ -1,7 +1,7 @@
 // The operator CLI. Each command module registers itself; they all read the same environment config as the
 // service. Bad input gets one clear line on stderr and a non-zero exit.
 import { Command, CommanderError } from 'commander';
-import { SERVICE_VERSION } from '../app.js';
+import { SERVICE_VERSION } from '../version.js';
 import { CliError } from './context.js';
 import { register as registerKeys } from './commands/keys.js';
 import { register as registerRules } from './commands/rules.js';

@@ -6,6 +6,7 @@ import { daysBetween, monthsBefore, startOfDayMs, toEpochMs, DAY_MS } from './da
 import { orderReasons, REASONS, type Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
 import type { PublishedRuleSet, RuleSet } from './ruleset.js';
+import { requiredBipd } from './insurance.js';
 
 export type Tier = 'preferred' | 'standard' | 'conditional' | 'blocked';
 
@@ -148,12 +149,6 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
   if (!Number.isFinite(filed) || filed < monthsBefore(nowMs, rules.mcs150.max_age_months)) reasons.push('mcs150_outdated');
 
   return reasons;
-}
-
-/** The minimum BIPD for this carrier: the rule set's floor or FMCSA's own requirement, whichever is higher. */
-export function requiredBipd(record: CarrierRecord, rules: RuleSet): number {
-  const floor = record.hazmat ? rules.insurance.min_bipd_hazmat_usd : rules.insurance.min_bipd_general_usd;
-  return Math.max(floor, record.insurance.bipd_required_usd ?? 0);
 }
 
 function isHardStop(reason: Reason, rules: RuleSet): boolean {

@@ -3,7 +3,7 @@
 // Pure, like decide(): everything comes from the carrier record, the rule set and the snapshot meta, so a
 // decision record can be re-derived and checked years later from the kept rule set and snapshot manifest.
 import type { CarrierLookup, CarrierRecord, SnapshotMeta, SourceFreshness, WatchlistHit } from './carrier.js';
-import { requiredBipd } from './decide.js';
+import { requiredBipd } from './insurance.js';
 import type { Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
 import type { RuleSet, SourceName } from './ruleset.js';

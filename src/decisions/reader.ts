@@ -9,7 +9,7 @@ import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { RedisClient } from '../redis/connection.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import { bucketKey } from './recorder.js';
 import { DECISION_ID, decodeRecord, sharedEvidenceSchema, type SharedEvidence, type StoredRecord } from './record-codec.js';
 

@@ -12,7 +12,7 @@ import type { Decision } from '../core/decide.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import { REASON_CODES, type Reason } from '../core/reasons.js';
 import { isVerbatimJson, jsonString } from '../log-bytes.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 
 export const RECORD_FORMAT = 1;
 
@@ -83,7 +83,7 @@ function isoOfId(id: string): string {
 // 10 eligible(0|1) 11 found(0|1) 12 tier 13 reasons (comma list) 14 degraded(0|1) 15 ruleset version
 // 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
 export function encodeRecord(verdict: Verdict, context: RecordContext): string {
-  // Only verdicts that reuse a template's decision objects (src/verdict/eligibility.ts) take the cached tail: a
+  // Only verdicts that reuse a template's decision objects (src/eligibility/service.ts) take the cached tail: a
   // cache-hot one, or a not-found one (one template per snapshot for every unknown MC number); memoising the
   // fresh evidence of any other would only churn the WeakMap.
   const shared = verdict.cache_hit || (!verdict.found && !verdict.degraded && verdict.carrier === null);

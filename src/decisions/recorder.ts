@@ -14,7 +14,7 @@ import { EndOfTurn } from '../redis/end-of-turn.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
 import { tellEach } from '../redis/turn-waiters.js';
 import type { RedisKeys } from '../store/keys.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import { encodeRecord, encodeSharedEvidence, evidenceVariant, hasSharedEvidence, idMillis, type RecordContext } from './record-codec.js';
 
 export const BUCKET_MS = 1000;

@@ -26,7 +26,7 @@ import type { LiveState } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { readDoNotUseLog } from '../store/do-not-use.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import { toVerdict } from '../verdict/eligibility.js';
+import { toVerdict } from '../eligibility/service.js';
 import type { EventStore } from './event-store.js';
 import {
   changeEvents, parseSummary, screeningEvent, summarise, verdictChanged, type MonitoringEvent, type Trigger, type VerdictSummary,

@@ -10,7 +10,7 @@ import { AppError, type FieldError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
 import type { Logger } from '../log.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import { decodeCursor, encodeCursor, type EventStore } from './event-store.js';
 import { EVENT_TYPES } from './events-model.js';
 import { checkWebhookUrl } from './ssrf.js';

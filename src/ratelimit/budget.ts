@@ -133,7 +133,7 @@ export class BudgetLimiter {
   /**
    * Whether the request just enqueued for the key will almost surely be admitted: the key's last draw, less
    * than a second ago, left at least twice as many points as requests have joined its draws since. The route
-   * then answers speculatively, its decision record written alongside the draw (src/http/handlers/eligibility.ts).
+   * then answers speculatively, its decision record written alongside the draw (src/eligibility/route.ts).
    * A wrong guess costs a withdrawn record, never a wrong answer: the draw still decides. A key at its limit,
    * or whose draws fell back to memory, is never guessed for, so over-budget traffic stays one draw per turn.
    */

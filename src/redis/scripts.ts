@@ -77,7 +77,7 @@ export const luaScripts = {
 
   /**
    * carrier-read.lua: HGET of every (bucket, MC number) pair in one call; one entry per pair, null where absent.
-   * Untagged keys: standalone and Sentinel only (src/verdict/carrier-reads.ts sends single HGETs on a Cluster).
+   * Untagged keys: standalone and Sentinel only (src/eligibility/carrier-reads.ts sends single HGETs on a Cluster).
    */
   async carrierRead(client: Redis, buckets: readonly string[], mcs: readonly string[]): Promise<Array<string | null>> {
     if (buckets.length !== mcs.length) throw new Error('carrierRead: one MC number per bucket');

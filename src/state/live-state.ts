@@ -24,7 +24,7 @@ export interface LiveStateListener {
 /**
  * Asked before the replica starts serving a new snapshot (the one awaited step of a switch); what it resolves with
  * runs in the same synchronous step that makes `next` the snapshot served. The carrier cache's carry-over is one
- * (src/verdict/cache-carry-over.ts). A preparer that rejects is logged and the switch goes ahead without it.
+ * (src/eligibility/cache-carry-over.ts). A preparer that rejects is logged and the switch goes ahead without it.
  */
 export interface SnapshotPreparer {
   prepareSnapshot(next: SnapshotMeta): Promise<PreparedSwitch | null>;

@@ -124,7 +124,7 @@ export function encodeCarrier(value: StoredCarrier): string {
 
 /**
  * The lookup of every MC number a snapshot does not hold: one shared object, so the verdict template built for
- * it (src/verdict/eligibility.ts, keyed by lookup) serves every unknown number instead of one per number.
+ * it (src/eligibility/service.ts, keyed by lookup) serves every unknown number instead of one per number.
  */
 export const NOT_FOUND: CarrierLookup = Object.freeze({ kind: 'not_found' });
 

@@ -2,7 +2,7 @@
 // could be spreadsheet formulas are neutralised and the CSV parses back to exactly those values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseMcNumber } from '../../src/core/mc-number.js';
-import type { Verdict } from '../../src/verdict/eligibility.js';
+import type { Verdict } from '../../src/core/verdict.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { report, submit, waitTerminal } from './batch-helpers.js';
 

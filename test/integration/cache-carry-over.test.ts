@@ -1,4 +1,4 @@
-// A snapshot switch carries the carrier cache over (src/verdict/cache-carry-over.ts), against a real Redis and the
+// A snapshot switch carries the carrier cache over (src/eligibility/cache-carry-over.ts), against a real Redis and the
 // real HTTP port: the carriers a replica had cached are read again from the new snapshot before it is served, so
 // the first checks after an ingest are cache hits that already give the new snapshot's verdicts.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,8 +8,8 @@ import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { encodeCarrier } from '../../src/store/carrier-codec.js';
 import { carrierBucket, redisKeys } from '../../src/store/keys.js';
 import { createLogger } from '../../src/log.js';
-import { carryOver } from '../../src/verdict/cache-carry-over.js';
-import { CarrierCache } from '../../src/verdict/carrier-cache.js';
+import { carryOver } from '../../src/eligibility/cache-carry-over.js';
+import { CarrierCache } from '../../src/eligibility/carrier-cache.js';
 import { cleanCarrier, connectedRequestPathClient, randomPrefix, startTestApp, type TestApp } from '../helpers/harness.js';
 import { logCollector } from '../helpers/log-collector.js';
 

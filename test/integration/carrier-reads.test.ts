@@ -5,7 +5,7 @@ import { countCommands } from '../../bench/child-stats.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { EndOfTurn } from '../../src/redis/end-of-turn.js';
 import { carrierBucket } from '../../src/store/keys.js';
-import { CarrierReads } from '../../src/verdict/carrier-reads.js';
+import { CarrierReads } from '../../src/eligibility/carrier-reads.js';
 import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/private-redis.js';
 

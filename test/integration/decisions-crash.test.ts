@@ -7,7 +7,8 @@ import { DecisionReader } from '../../src/decisions/reader.js';
 import { DecisionRecorder } from '../../src/decisions/recorder.js';
 import { createRedis } from '../../src/redis/connection.js';
 import type { RecordContext } from '../../src/decisions/record-codec.js';
-import { EligibilityService, isUnrecorded, type Verdict } from '../../src/verdict/eligibility.js';
+import { EligibilityService, isUnrecorded } from '../../src/eligibility/service.js';
+import type { Verdict } from '../../src/core/verdict.js';
 import { cleanCarrier, startTestApp, type TestApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/private-redis.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CarrierLookup } from '../../src/core/carrier.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { CarrierCache } from '../../src/verdict/carrier-cache.js';
+import { CarrierCache } from '../../src/eligibility/carrier-cache.js';
 
 /** The lookup decodeCarrier gives every number a snapshot lacks. */
 const notFound: CarrierLookup = NOT_FOUND;
@@ -100,7 +100,7 @@ describe('CarrierCache: numbers the snapshot does not hold', () => {
   });
 });
 
-describe('CarrierCache: what a snapshot switch carries over (src/verdict/cache-carry-over.ts)', () => {
+describe('CarrierCache: what a snapshot switch carries over (src/eligibility/cache-carry-over.ts)', () => {
   const lookup = (mc: string): CarrierLookup => ({ kind: 'ambiguous', mc, dot_numbers: [mc] });
   /** recent(), its listing taken whole. */
   const listed = (cache: CarrierCache) => {

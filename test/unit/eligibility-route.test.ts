@@ -6,11 +6,12 @@ import type { StoredApiKey } from '../../src/auth/api-key.js';
 import { decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
-import { eligibilityRoute, type EligibilityDeps } from '../../src/http/handlers/eligibility.js';
+import { eligibilityRoute, type EligibilityDeps } from '../../src/eligibility/route.js';
 import type { HttpRequest, HttpResponse, Route } from '../../src/http/uws.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { toVerdict, VerdictTemplates, type Verdict } from '../../src/verdict/eligibility.js';
+import { toVerdict, VerdictTemplates } from '../../src/eligibility/service.js';
+import type { Verdict } from '../../src/core/verdict.js';
 
 const KEY = { id: 'k1', account: 'acme', rate_per_minute: 100, scopes: ['eligibility'] } as unknown as StoredApiKey;
 const NOW = Date.parse('2026-11-20T12:00:00Z');

@@ -10,13 +10,14 @@ import type { CarrierLookup, CarrierRecord, SnapshotMeta, WatchlistHit } from '.
 import { decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
-import { verdictHeadBlock } from '../../src/http/handlers/eligibility.js';
-import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/http/handlers/eligibility-body.js';
+import { verdictHeadBlock } from '../../src/eligibility/route.js';
+import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral } from '../../src/eligibility/body.js';
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import {
-  serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates, type Verdict, type VerdictOutput,
-} from '../../src/verdict/eligibility.js';
+  serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates, type VerdictOutput,
+} from '../../src/eligibility/service.js';
+import type { Verdict } from '../../src/core/verdict.js';
 
 /** The access line's decision members as one text (`,"mc_number":…` and the rest), as the route writes them. */
 function logMembersText(output: VerdictOutput): string {

@@ -2,19 +2,19 @@
 // Order of checks: 401 → 403 → 400/422 → 409 → work. No 429 on submit: rows draw budget when screened.
 // Batch is asynchronous, so a Redis outage is answered honestly with 503 + Retry-After (the fail-closed
 // 200 rule is for single checks). Unknown and foreign jobs get the same 404 after the same single read.
-import type { RedisClient } from '../../redis/connection.js';
+import type { RedisClient } from '../redis/connection.js';
 import { z } from 'zod';
-import type { StoredApiKey } from '../../auth/api-key.js';
-import type { Authenticator } from '../../auth/authenticate.js';
-import { AppError } from '../../errors.js';
-import type { Logger } from '../../log.js';
-import type { BatchJobs, JobRecord } from '../../batch/jobs.js';
-import { reportChunks } from '../../batch/report.js';
-import { batchBudgetLimit, chunkSizeFor, parseRoster } from '../../batch/roster.js';
-import { BATCH_BODY_LIMIT, isActiveStatus } from '../../batch/types.js';
-import { jobView, pollUrl, reportUrl } from '../../batch/view.js';
-import { parseJsonBody } from '../json-body.js';
-import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+import type { StoredApiKey } from '../auth/api-key.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { BatchJobs, JobRecord } from './jobs.js';
+import { reportChunks } from './report.js';
+import { batchBudgetLimit, chunkSizeFor, parseRoster } from './roster.js';
+import { BATCH_BODY_LIMIT, isActiveStatus } from './types.js';
+import { jobView, pollUrl, reportUrl } from './view.js';
+import { parseJsonBody } from '../http/json-body.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
 
 /** Seconds a client should wait before polling a job that is still queued or running. */
 const POLL_AFTER_SECONDS = '1';

@@ -108,7 +108,7 @@ export class CarrierCache {
 
   /**
    * The LRU's MC numbers, most recently used first (lazily: listing 20,000 at once held the event loop for ~12 ms),
-   * with the version they were read from: what a snapshot switch reads again (src/verdict/cache-carry-over.ts).
+   * with the version they were read from: what a snapshot switch reads again (src/eligibility/cache-carry-over.ts).
    * Remembered unknown numbers are not listed; a number the new snapshot lacks costs one read when next asked for.
    */
   recent(): { version: string | null; mcs: IterableIterator<string> } {

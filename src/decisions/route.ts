@@ -2,12 +2,12 @@
 // asked. Scope `eligibility` or `batch` (whoever may make decisions may read them back). Unknown ids, malformed
 // ids and another account's ids all get one identical 404 after the same single read. Redis trouble is a 503
 // with Retry-After: a record cannot be read without it (the fail-closed 200 rule is for verdicts).
-import type { StoredApiKey } from '../../auth/api-key.js';
-import type { Authenticator } from '../../auth/authenticate.js';
-import type { DecisionReader } from '../../decisions/reader.js';
-import { AppError } from '../../errors.js';
-import type { Logger } from '../../log.js';
-import type { HttpRequest, HttpResponse, Route } from '../uws.js';
+import type { StoredApiKey } from '../auth/api-key.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { DecisionReader } from './reader.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
 
 const UNAVAILABLE_RETRY_SECONDS = '5';
 

@@ -1,13 +1,14 @@
 // The single-check use case: snapshot lookup through the in-process LRU, then the pure decide().
 // Any Redis failure marks the replica's backend down and yields a degraded verdict, never an exception.
 import type { RedisClient } from '../redis/connection.js';
-import { randomFillSync } from 'node:crypto';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { isoTimestamp } from '../core/dates.js';
 import { jsonString, utf8, writeBytes, writeText } from '../log-bytes.js';
 import { decide, decideWithoutEvidence, withEvidence, type Decision, type DecisionFields, type DecisionInput } from '../core/decide.js';
 import type { Evidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
+import { verdictOf, type Verdict } from '../core/verdict.js';
+import { decisionId } from '../decisions/decision-id.js';
 import type { DecisionRecorder, RecordWaiter } from '../decisions/recorder.js';
 import { EndOfTurn } from '../redis/end-of-turn.js';
 import { CarrierReads, type CarrierReadWaiter } from './carrier-reads.js';
@@ -18,26 +19,9 @@ import { decodeCarrier } from '../store/carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from '../store/keys.js';
 import type { LiveState, PreparedSwitch, SnapshotPreparer } from '../state/live-state.js';
 
-/** The verdict as the API returns it: the spec's ten fields, then the additive ones (evidence last). */
-export interface Verdict {
-  eligible: boolean;
-  found: boolean;
-  tier: Decision['tier'];
-  reasons: Decision['reasons'];
-  degraded: boolean;
-  decision_id: string;
-  ruleset_version: number | null;
-  data_as_of: string | null;
-  evaluated_at: string;
-  cache_hit: boolean;
-  mc_number: string;
-  carrier: Decision['carrier'];
-  evidence: Evidence;
-}
-
 export interface EligibilityOptions {
   cacheMax: number;
-  /** What a snapshot switch reads again from the new snapshot (src/verdict/cache-carry-over.ts); none when absent. */
+  /** What a snapshot switch reads again from the new snapshot (src/eligibility/cache-carry-over.ts); none when absent. */
   carryOver?: CarryOverOptions;
   maxDataAgeSeconds: number;
   now?: () => number;
@@ -182,7 +166,7 @@ function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: Pu
   // stringifyVerdict gives JSON.stringify's text with the snapshot's source list serialised once per snapshot: a
   // carrier's first cache hit makes its template, and JSON.stringify of the ~3 KB of sources was ~4 of the ~14 µs
   // that cost (round 20 in bench/HISTORY.md).
-  const json = stringifyVerdict(toVerdictWith(decision, mc, '', '', false));
+  const json = stringifyVerdict(verdictOf(decision, mc, '', '', false));
   const id = json.indexOf(`${ID_FIELD}"`);
   const time = json.indexOf(`${TIME_FIELD}"`);
   const hit = json.indexOf(MC_AFTER_MISS);
@@ -718,70 +702,5 @@ export class EligibilityService implements SnapshotPreparer {
 }
 
 export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHit: boolean): Verdict {
-  return toVerdictWith(decision, mc, decisionId(nowMs), isoTimestamp(nowMs), cacheHit);
-}
-
-/** The one place that orders the verdict's fields (the JSON templates above rely on this order). */
-function toVerdictWith(decision: Decision, mc: string, id: string, evaluatedAt: string, cacheHit: boolean): Verdict {
-  return {
-    eligible: decision.eligible,
-    found: decision.found,
-    tier: decision.tier,
-    reasons: decision.reasons,
-    degraded: decision.degraded,
-    decision_id: id,
-    ruleset_version: decision.ruleset_version,
-    data_as_of: decision.data_as_of,
-    evaluated_at: evaluatedAt,
-    cache_hit: cacheHit,
-    mc_number: mc,
-    carrier: decision.carrier,
-    evidence: decision.evidence,
-  };
-}
-
-
-// Decision ids are UUIDv7 (RFC 9562): 48-bit Unix ms, version 7, 74 random bits. uuid's v7 asks the kernel for
-// 16 fresh bytes per id (crypto.getRandomValues), about 4% of a cache-hot request; a pool refilled every 819
-// ids gives the same randomness for a fraction of the calls. The id's characters are written into a byte
-// buffer and read out as one flat string: joining 20 pieces with + built a rope of ~20 nodes (~700 bytes) that
-// every in-flight request kept alive until something flattened it, which the young-generation GC had to copy.
-const RANDOM_POOL = Buffer.alloc(8192);
-let poolOffset = RANDOM_POOL.length;
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-const ID_CHARS = Buffer.alloc(36);
-
-/** Writes `byte` as two lower-case hex digits at `at`. */
-function putHex(at: number, byte: number): void {
-  ID_CHARS[at] = HEX_DIGITS[byte >>> 4] as number;
-  ID_CHARS[at + 1] = HEX_DIGITS[byte & 0x0f] as number;
-}
-
-export function decisionId(nowMs: number): string {
-  if (poolOffset + 10 > RANDOM_POOL.length) {
-    randomFillSync(RANDOM_POOL);
-    poolOffset = 0;
-  }
-  const r = RANDOM_POOL;
-  const o = poolOffset;
-  poolOffset += 10;
-  // The 48-bit timestamp is above 2^32, so its upper 16 bits come from a division, the rest from bit operators.
-  const high = Math.floor(nowMs / 0x100000000);
-  const low = nowMs >>> 0;
-  putHex(0, (high >>> 8) & 0xff);
-  putHex(2, high & 0xff);
-  putHex(4, low >>> 24);
-  putHex(6, (low >>> 16) & 0xff);
-  ID_CHARS[8] = 0x2d;
-  putHex(9, (low >>> 8) & 0xff);
-  putHex(11, low & 0xff);
-  ID_CHARS[13] = 0x2d;
-  putHex(14, 0x70 | (r[o]! & 0x0f));
-  putHex(16, r[o + 1]!);
-  ID_CHARS[18] = 0x2d;
-  putHex(19, 0x80 | (r[o + 2]! & 0x3f));
-  putHex(21, r[o + 3]!);
-  ID_CHARS[23] = 0x2d;
-  for (let index = 0; index < 6; index += 1) putHex(24 + index * 2, r[o + 4 + index]!);
-  return ID_CHARS.toString('latin1', 0, 36);
+  return verdictOf(decision, mc, decisionId(nowMs), isoTimestamp(nowMs), cacheHit);
 }

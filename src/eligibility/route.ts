@@ -6,20 +6,21 @@
 // from its JSON template (serialiseVerdict), a check the draw will almost surely admit is decided and recorded
 // in the same round trip as its draw (CheckExchange.startEarly), and a request waits for Redis as a list entry
 // called back by its check, not as an async handler (CheckExchange).
-import type { StoredApiKey } from '../../auth/api-key.js';
-import type { AuthResult, Authenticator } from '../../auth/authenticate.js';
-import { normaliseMcNumber } from '../../core/mc-number.js';
-import { AppError } from '../../errors.js';
-import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter, type DrawHandle, type DrawOutcome } from '../../ratelimit/budget.js';
+import type { StoredApiKey } from '../auth/api-key.js';
+import type { AuthResult, Authenticator } from '../auth/authenticate.js';
+import { normaliseMcNumber } from '../core/mc-number.js';
+import { AppError } from '../errors.js';
+import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter, type DrawHandle, type DrawOutcome } from '../ratelimit/budget.js';
 import {
-  isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type Verdict, type VerdictOutput, type VerdictWaiter,
-} from '../../verdict/eligibility.js';
-import type { Metrics } from '../../metrics.js';
-import type { LinePart } from '../../log.js';
-import type { HttpRequest, HttpResponse, Reply, Route } from '../uws.js';
-import { parseEligibilityBody, type EligibilityBody } from './eligibility-body.js';
+  isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type VerdictOutput, type VerdictWaiter,
+} from './service.js';
+import type { Verdict } from '../core/verdict.js';
+import type { Metrics } from '../metrics.js';
+import type { LinePart } from '../log.js';
+import type { HttpRequest, HttpResponse, Reply, Route } from '../http/uws.js';
+import { parseEligibilityBody, type EligibilityBody } from './body.js';
 
-export { REFERENCE_MAX_CHARS } from './eligibility-body.js';
+export { REFERENCE_MAX_CHARS } from './body.js';
 
 export const ELIGIBILITY_BODY_LIMIT = 4 * 1024;
 

@@ -1,0 +1,40 @@
+// The verdict as the API returns it, and the one function that builds one from a decision: the decision's fields
+// plus the four that change per request (decision id, evaluation time, cache hit, MC number).
+import type { Decision } from './decide.js';
+import type { Evidence } from './evidence.js';
+
+/** The verdict as the API returns it: the spec's ten fields, then the additive ones (evidence last). */
+export interface Verdict {
+  eligible: boolean;
+  found: boolean;
+  tier: Decision['tier'];
+  reasons: Decision['reasons'];
+  degraded: boolean;
+  decision_id: string;
+  ruleset_version: number | null;
+  data_as_of: string | null;
+  evaluated_at: string;
+  cache_hit: boolean;
+  mc_number: string;
+  carrier: Decision['carrier'];
+  evidence: Evidence;
+}
+
+/** The one place that orders the verdict's fields (the eligibility feature's JSON templates rely on this order). */
+export function verdictOf(decision: Decision, mc: string, id: string, evaluatedAt: string, cacheHit: boolean): Verdict {
+  return {
+    eligible: decision.eligible,
+    found: decision.found,
+    tier: decision.tier,
+    reasons: decision.reasons,
+    degraded: decision.degraded,
+    decision_id: id,
+    ruleset_version: decision.ruleset_version,
+    data_as_of: decision.data_as_of,
+    evaluated_at: evaluatedAt,
+    cache_hit: cacheHit,
+    mc_number: mc,
+    carrier: decision.carrier,
+    evidence: decision.evidence,
+  };
+}
