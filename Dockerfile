@@ -17,6 +17,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build-assets.mjs ./scripts/
 COPY src ./src
+COPY console ./console
 RUN npm run build
 
 # ---- runtime: production dependencies only, compiled code, non-root ----

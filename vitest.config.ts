@@ -36,6 +36,16 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        // The compliance console in Debian's Chromium (playwright-core), against a real service and Redis.
+        test: {
+          name: 'console',
+          include: ['test/console/**/*.test.ts'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 });

@@ -3,6 +3,8 @@
 import { Authenticator } from './auth/authenticate.js';
 import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
+import { meRoute } from './auth/me-route.js';
+import { consoleDir, consoleRoutes } from './console/route.js';
 import type { Config } from './config.js';
 import { eligibilityRoute } from './eligibility/route.js';
 import { decisionsRoute } from './decisions/route.js';
@@ -84,6 +86,8 @@ export function apiRoutes(parts: AppParts): Route[] {
     decisionsRoute({ auth: parts.auth, decisions: parts.decisions, log: parts.log }),
     ...batchApiRoutes(parts),
     ...monitoringApiRoutes(parts),
+    meRoute(parts.auth),
+    ...consoleRoutes(consoleDir(parts.config.CONSOLE_DIR)),
   ];
 }
 

@@ -63,6 +63,8 @@ export const configSchema = z.object({
     .describe('On a snapshot switch, this many of the most recently used cached carriers are read from the new snapshot before it is served, so checks stay cache hits (0: off)'),
   CARRIER_CACHE_WARM_MS: int(0, 10_000).default(1000)
     .describe('How long that reading may hold a snapshot switch; what was read by then is kept'),
+  CONSOLE_DIR: z.string().min(1).optional()
+    .describe('The compliance console\'s built files (default: dist/console beside the code; unset and not built: no console)'),
   ROLE: z.enum(['api', 'worker', 'both']).default('both').describe('api serves HTTP, worker screens batch rows, both does both'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   SHUTDOWN_GRACE_MS: int(0, 120_000).default(10_000).describe('SIGTERM: how long in-flight work may take before exit'),

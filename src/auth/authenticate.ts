@@ -51,6 +51,25 @@ export class Authenticator {
   }
 
   /**
+   * The presented key's record whatever its scopes (GET /v1/me): the same checks and the same 401 as
+   * authenticate(); Redis trouble on an uncached key is a 503, since no fail-closed verdict stands in for it.
+   */
+  async identify(presented: string | undefined, requestId: string): Promise<StoredApiKey> {
+    const parsed = this.parse(presented, requestId);
+    let stored = this.store.peek(parsed.id);
+    if (stored === undefined) {
+      try {
+        stored = await this.store.find(parsed.id);
+      } catch (cause) {
+        throw new AppError('service_unavailable', 'API keys cannot be checked right now; retry shortly.', { cause, headers: { 'retry-after': '5' } });
+      }
+    }
+    const rejection = checkKey(stored, parsed.secret, this.now());
+    if (rejection || !stored) return this.reject(requestId, rejection ?? 'unknown', parsed.id);
+    return stored;
+  }
+
+  /**
    * authenticate() without a promise when the key's record is cached (almost every request): the result, or
    * undefined when only Redis can tell (then call authenticate()). Throws the same 401/403 errors.
    */

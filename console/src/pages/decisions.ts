@@ -17,7 +17,7 @@ interface Verdict {
 interface DecisionRecord { decision_id: string; kind: string; verdict: Verdict; key_id: string; reference: string | null; ruleset?: { version: number; sha256: string } | null }
 
 export function decisionsPage(main: HTMLElement, _me: Identity, initial: string | undefined): void {
-  const id = el('input', { type: 'text', spellcheck: 'false', autocomplete: 'off', value: initial ?? '', placeholder: '019a…' });
+  const id = el('input', { type: 'text', class: 'wide', spellcheck: 'false', autocomplete: 'off', value: initial ?? '', placeholder: '019a…' });
   const result = el('section', { 'aria-live': 'polite' });
   const form = el('form', { class: 'toolbar' }, field('Decision id', id), el('button', { type: 'submit' }, 'Look up'));
   const lookUp = async (): Promise<void> => {
@@ -58,6 +58,7 @@ function renderRecord(record: DecisionRecord): HTMLElement {
     el('h3', {}, 'Reasons and evidence'),
     evidence.length === 0 ? el('p', { class: 'empty' }, 'No reason applied.') : el('ul', { class: 'evidence' }, ...evidence.map((e) =>
       el('li', {}, chip(e.reason, v.reasons.includes(e.reason) ? 'warn' : ''), ` ${e.source}${e.record_id ? ` #${e.record_id}` : ''}`,
+        typeof e.facts?.explanation === 'string' ? el('p', { class: 'explain' }, e.facts.explanation) : null,
         e.facts ? el('pre', {}, JSON.stringify(e.facts, null, 2)) : null))),
     el('h3', {}, 'Overrides applied'),
     overrides.length === 0 ? el('p', { class: 'empty' }, 'None.') : el('ul', { class: 'evidence' }, ...overrides.map((o) =>
