@@ -14,7 +14,8 @@ import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
 import { metricsRoute } from './http/handlers/metrics.js';
 import { Metrics } from './metrics.js';
-import { startHttpServer, type HttpServer, type Route } from './http/uws.js';
+import { loadHttpEngine } from './http/server.js';
+import type { HttpServer, Route } from './http/types.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
@@ -116,6 +117,8 @@ async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<vo
 
 /** Starts the roles the config asks for; stop() drains HTTP, stops workers and closes Redis. */
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+  // First, before any connection is made: a uws engine whose binary does not load refuses to start here.
+  const startHttpServer = await loadHttpEngine(config.HTTP_ENGINE);
   const parts = buildParts(config, log);
   // The request-path client has no offline queue, so wait briefly for the first connection; a Redis that is
   // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.

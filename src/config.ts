@@ -37,6 +37,8 @@ function redisModeProblems(env: Record<string, string | undefined>): string[] {
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080).describe('HTTP port of the API tier (0 picks a free port)'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Interface the API tier binds to'),
+  HTTP_ENGINE: z.enum(['uws', 'node']).default('uws')
+    .describe('uws: uWebSockets.js (native, fastest; needs Node 20, or Node 22/24 on glibc >= 2.38); node: node:http (no native code, strict framing; put this one behind a proxy that pipelines or forwards lenient framing). docs/http.md'),
   METRICS_PORT: int(0, 65535).optional()
     .describe('When set, /metrics is served only on this port (own listener, same HOST), so the network can open it to monitoring alone; unset: on PORT'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').default('redis://127.0.0.1:6379')

@@ -1,73 +1,28 @@
-// The only module that touches uWebSockets.js objects. uWS rules it follows: copy everything needed from the
-// request before the first await (the request object dies when the handler returns), register onAborted before
-// any await, cork every group of writes, and read bodies with a size cap.
-import { STATUS_CODES } from 'node:http';
-import { randomBytes } from 'node:crypto';
+// The uws engine (HTTP_ENGINE=uws, the default): the only module that touches uWebSockets.js objects. uWS rules it
+// follows: copy everything needed from the request before the first await (the request object dies when the
+// handler returns), register onAborted before any await, cork every group of writes, and read bodies with a size
+// cap. What it cannot do (uWS' own parser decides framing) is in docs/http.md.
 // Imported rather than read from globalThis: Node 20 defines the global `performance` as an accessor, so every
 // request's two reads of it went through a getter (Builtins_LoadGlobalIC, 0.8 % of a cache-hot request in
 // `perf`, round 6 in bench/HISTORY.md).
 import { performance } from 'node:perf_hooks';
-import uWS from 'uWebSockets.js';
+import type * as uWST from 'uWebSockets.js';
 import { AppError } from '../errors.js';
-import { logRequest, type LinePart, type Logger, type RequestLine } from '../log.js';
+import { logRequest, type RequestLine } from '../log.js';
 import { utf8, writeBytes, writeText } from '../log-bytes.js';
-import { toProblem } from './problem.js';
+import { CLIENT_CLOSED_REQUEST, newRequestId, problemResponder, REQUEST_ID, statusLine, unmatched } from './common.js';
+import type { HttpRequest, HttpResponse, HttpServer, Method, Reply, Route, ServerOptions } from './types.js';
+import { assertNativeUws as assertNative, loadUws } from './uws-binary.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+// Routes and tests written against this module's names before the engines were split keep working.
+export type {
+  ByteBody, HttpRequest, HttpResponse, HttpServer, Method, Reply, RequestDurationSink, Route, RouteShape,
+} from './types.js';
+export { isNativeFunction } from './uws-binary.js';
 
-export interface HttpRequest {
-  method: Method;
-  path: string;
-  query: string;
-  headers: Readonly<Record<string, string>>;
-  params: readonly string[];
-  body: Buffer;
-  requestId: string;
-}
-
-export interface HttpResponse {
-  status: number;
-  headers?: Record<string, string>;
-  /** JSON-serialisable body (sent as JSON), a ready string, or a stream of chunks. */
-  json?: unknown;
-  text?: string;
-  /**
-   * The response's header lines after x-request-id, pre-joined (`name: value` separated by CRLF, no trailing
-   * CRLF), instead of `headers`. For hot routes that build the block once per state (the eligibility route: once
-   * per budget draw); the values must never hold a CR or LF from a request. Must include content-type.
-   */
-  headBlock?: string;
-  /** A body that writes its own bytes when sent, instead of `text` or `json`. */
-  bytes?: ByteBody;
-  stream?: AsyncIterable<string>;
-  /** Extra fields for the access log line (decision id, reasons, key id; never secrets). */
-  log?: Record<string, unknown>;
-  /**
-   * Extra access-line fields already rendered as JSON members (`,"key_id":"…"`, the parts concatenated), written
-   * after `log`'s. For hot routes that render most of it once, as bytes (the eligibility route: per key and per
-   * verdict template); anything taken from a request must be JSON-encoded by the route.
-   */
-  logParts?: readonly LinePart[];
-}
-
-/**
- * A body that writes its bytes straight into the adapter's send buffer. A verdict is ~3.4 KB of JSON spliced
- * from pre-encoded template pieces: as a string, every send first flattened the concatenation into a fresh
- * 3.4 KB heap string (most of a cache-hot request's allocation, so of its scavenges) and then encoded it to
- * UTF-8; as bytes, the pieces are copied once into one reused buffer. uWS copies what end() is given before it
- * returns, so the buffer is free again for the next response.
- */
-export interface ByteBody {
-  /**
-   * The whole body in a buffer the body owns, when it has one (a cache-hot verdict: its template's, spliced in
-   * place), else null. It only has to stay unchanged until this response is sent: uWS copies it in end().
-   */
-  ownBytes?(): Uint8Array | null;
-  /** Writes the body from offset 0 of `target`; returns its length, or -1 when it does not fit. */
-  writeTo(target: Buffer): number;
-  /** The same body as a string (used when it does not fit). */
-  toString(): string;
-}
+// Throws (one line naming HTTP_ENGINE=node) when this Node's binary does not load; src/http/server.ts imports
+// this module only when the uws engine is configured.
+const uWS = loadUws();
 
 /** The reused send buffer of ByteBody responses; a body larger than this is sent as a string. */
 const SEND_BUFFER = Buffer.alloc(64 * 1024);
@@ -92,55 +47,9 @@ function bodyOf(response: HttpResponse): string | Uint8Array {
   return response.json !== undefined ? JSON.stringify(response.json) : '';
 }
 
-interface RouteShape {
-  method: Method;
-  pattern: string;
-  maxBodyBytes: number;
-  /**
-   * Request headers (lower case) the handler reads. When given, only these are copied out of uWS into
-   * `HttpRequest.headers`, each copy being a native call per request; when absent, all are.
-   */
-  headers?: readonly string[];
-}
-
-/**
- * A route answers either with the promise its `handler` returns, or in continuation form through the `reply` its
- * `handle` is given (the adapter's per-request exchange): a route whose waits are list entries (the eligibility
- * check) then costs no promise, reaction or closure per request.
- */
-export type Route = RouteShape & (
-  | { handler: (request: HttpRequest) => Promise<HttpResponse>; handle?: undefined }
-  | { handle: (request: HttpRequest, reply: Reply) => void; handler?: undefined }
-);
-
-/** Where a route in continuation form (Route.handle) sends its one answer; the first call wins. */
-export interface Reply {
-  send(response: HttpResponse): void;
-  /** Answers the error's problem response (AppError kinds), or a 500 for anything else. */
-  fail(error: unknown): void;
-}
-
-/** The registry republish silently falls back to a JS shim when its binary fails to load; we refuse that. */
-export function isNativeFunction(candidate: unknown): boolean {
-  return typeof candidate === 'function' && /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(candidate));
-}
-
+/** The republish for Node 20 silently falls back to a JS shim when its binary fails to load; we refuse that. */
 export function assertNativeUws(app: unknown = uWS.App): void {
-  if (!isNativeFunction(app)) {
-    throw new Error('uWebSockets.js native binary did not load (JS fallback detected); refusing to start. '
-      + 'Needs Node 20 on linux x64 with glibc ≥ 2.36: reinstall with `npm ci`.');
-  }
-}
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const statusLines = new Map<number, string>();
-function statusLine(status: number): string {
-  let line = statusLines.get(status);
-  if (line === undefined) {
-    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
-    statusLines.set(status, line);
-  }
-  return line;
+  assertNative(app);
 }
 
 /**
@@ -180,6 +89,8 @@ function headOf(status: number, requestId: string, headBlock: string): Uint8Arra
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** What the access line records for a request whose client left before its body arrived. */
+const ABANDONED: HttpResponse = { status: CLIENT_CLOSED_REQUEST };
 const TEXT_ENCODER = new TextEncoder();
 // Header names handed to uWS as bytes: a string argument is converted to UTF-8 in a malloc'd copy on every call,
 // bytes are read in place (three getHeader calls per request: 301 → 232 ns measured in a uWS handler).
@@ -187,20 +98,11 @@ const X_REQUEST_ID = TEXT_ENCODER.encode('x-request-id').buffer;
 const CONTENT_LENGTH = TEXT_ENCODER.encode('content-length').buffer;
 const NO_PARAMS: readonly string[] = Object.freeze([]);
 
-// Request ids for requests that bring none: a random per-process prefix and a counter. Unique across replicas
-// for practical purposes (48 random bits per process); a counter and a concatenation instead of
-// crypto.randomUUID (150–430 ns per id in bench/micro). They only correlate log lines and records; not secrets.
-const REQUEST_ID_PREFIX = `r${randomBytes(6).toString('base64url')}.`;
-let requestSequence = 0;
-function newRequestId(): string {
-  requestSequence += 1;
-  return REQUEST_ID_PREFIX + requestSequence.toString(36);
-}
 /** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a declared enum with no runtime object in the package). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 interface Exchange {
-  res: uWS.HttpResponse;
+  res: uWST.HttpResponse;
   /** The route's slot in the server's request durations (-1 when the server counts none). */
   readonly slot: number;
   aborted: boolean;
@@ -218,11 +120,13 @@ interface Answering {
 class RequestExchange implements Exchange, Reply {
   aborted = false;
   wake?: () => void = undefined;
+  /** Set while the body is still arriving: an abort then ends the request here, as no route will answer it. */
+  abandon?: () => void = undefined;
   request: HttpRequest | null = null;
   started = 0;
   private answered = false;
 
-  constructor(readonly res: uWS.HttpResponse, readonly slot: number, private readonly answering: Answering) {}
+  constructor(readonly res: uWST.HttpResponse, readonly slot: number, private readonly answering: Answering) {}
 
   send(response: HttpResponse): void {
     // A second answer would write to a finished uWS response, which throws; a route bug must not do that.
@@ -244,7 +148,7 @@ class RequestExchange implements Exchange, Reply {
  * reading these fields replaces a fresh closure per response (an allocation, and a first call through V8's
  * lazy-compile stub for every new closure: Builtins_CompileLazy was 0.6 % of a cache-hot request in `perf`).
  */
-const corked: { res: uWS.HttpResponse | null; head: string | Uint8Array; body: string | Uint8Array } = { res: null, head: '', body: '' };
+const corked: { res: uWST.HttpResponse | null; head: string | Uint8Array; body: string | Uint8Array } = { res: null, head: '', body: '' };
 
 function writeCorked(): void {
   const { res } = corked;
@@ -356,29 +260,7 @@ function readBody(exchange: Exchange, maxBytes: number, onBody: (error: AppError
   });
 }
 
-/**
- * Where the adapter counts how long each answer took (Metrics.requestDurations): a slot per route taken once at
- * registration, then one observe() per answer, so counting costs an array increment, not a labelled lookup.
- */
-export interface RequestDurationSink {
-  slotOf(method: string, route: string): number;
-  observe(slot: number, durationMs: number): void;
-}
-
-export interface HttpServer {
-  port: number;
-  inFlight(): number;
-  /** Stops accepting connections and waits (up to graceMs) for in-flight requests to finish. */
-  close(graceMs: number): Promise<void>;
-}
-
-export async function startHttpServer(routes: Route[], options: {
-  host: string;
-  port: number;
-  log: Logger;
-  /** Counts every answer's duration by route (absent: not counted). */
-  durations?: RequestDurationSink;
-}): Promise<HttpServer> {
+export async function startUwsServer(routes: Route[], options: ServerOptions): Promise<HttpServer> {
   assertNativeUws();
   const app = uWS.App();
   let inFlight = 0;
@@ -416,11 +298,7 @@ export async function startHttpServer(routes: Route[], options: {
     line.aborted = exchange.aborted;
     logRequest(log, line, response.log, response.logParts);
   };
-  const problemResponse = (error: unknown, request: HttpRequest): HttpResponse => {
-    if (!(error instanceof AppError)) log.error({ err: error, request_id: request.requestId }, 'unhandled error');
-    const problem = toProblem(error, request.path);
-    return { status: problem.status, headers: problem.headers, json: problem.body };
-  };
+  const problemResponse = problemResponder(log);
   const answering: Answering = { finish, problem: problemResponse };
   /** Runs the handler: in continuation form when the route has one, else one promise (the handler's own). */
   const run = (route: Route, exchange: RequestExchange, request: HttpRequest, started: number): void => {
@@ -460,11 +338,12 @@ export async function startHttpServer(routes: Route[], options: {
     const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT');
     // Requests no route takes (404, 405) share one series: their paths come from clients, so unbounded.
     const slot = durations?.slotOf(route ? route.method : 'any', route ? route.pattern : 'unmatched') ?? -1;
-    return (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    return (res: uWST.HttpResponse, req: uWST.HttpRequest) => {
       const exchange = new RequestExchange(res, slot, answering);
       res.onAborted(() => {
         exchange.aborted = true;
         exchange.wake?.();
+        exchange.abandon?.();
       });
       const started = performance.now();
       const headers: Record<string, string> = {};
@@ -504,9 +383,7 @@ export async function startHttpServer(routes: Route[], options: {
       };
       inFlight += 1;
       if (!route) {
-        finish(exchange, request, started, problemResponse(allowed.length > 0
-          ? new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } })
-          : new AppError('route_not_found', `No endpoint at ${request.path}.`), request));
+        finish(exchange, request, started, unmatched(request, allowed, problemResponse));
         return;
       }
       const declared = Number(contentLength);
@@ -519,7 +396,14 @@ export async function startHttpServer(routes: Route[], options: {
         run(route, exchange, request, started);
         return;
       }
+      // A client that leaves mid-body never gets an answer; without this its request would count as in flight for
+      // good, and every later shutdown would wait the whole grace for it.
+      exchange.abandon = () => {
+        exchange.abandon = undefined;
+        done(exchange, request, started, ABANDONED);
+      };
       readBody(exchange, route.maxBodyBytes, (error, body) => {
+        exchange.abandon = undefined;
         if (error) {
           finish(exchange, request, started, problemResponse(error, request));
           return;
@@ -539,12 +423,12 @@ export async function startHttpServer(routes: Route[], options: {
   for (const [pattern, methods] of patterns) app.any(pattern, serve(null, methods));
   app.any('/*', serve(null, []));
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+  const listenSocket = await new Promise<uWST.us_listen_socket>((resolve, reject) => {
     // uSockets sets SO_REUSEPORT by default on Linux, so a second instance on a taken port would silently share
     // it and split the traffic. LIBUS_LISTEN_EXCLUSIVE_PORT (1) makes that listen fail instead. The native listen
     // takes (host, port, options, cb); the typings only declare the form without a host, hence the cast.
     const listen = app.listen.bind(app) as unknown as (host: string, port: number, options: number,
-      cb: (socket: uWS.us_listen_socket | false) => void) => void;
+      cb: (socket: uWST.us_listen_socket | false) => void) => void;
     listen(options.host, options.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => (socket ? resolve(socket) : reject(new Error(
       `cannot listen on ${options.host}:${options.port} (port already in use or address not available); refusing to start`))));
   });

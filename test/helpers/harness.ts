@@ -1,4 +1,4 @@
-// Integration-test harness: starts the real service (uWS on a free port, real Redis) under a random key
+// Integration-test harness: starts the real service (the HTTP_ENGINE under test on a free port, real Redis) under a random key
 // prefix, plus helpers to issue keys, publish rule sets and write snapshots. Nothing here mocks Redis.
 import { randomBytes } from 'node:crypto';
 import { startApp, type RunningApp } from '../../src/app.js';
@@ -7,6 +7,7 @@ import { KeyAdmin } from '../../src/auth/key-store.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
+import type { HttpEngine } from '../../src/http/types.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createRedis, redisTarget, type RedisClient, type RedisTarget } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
@@ -64,10 +65,18 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/**
+ * The HTTP engine the suite runs on: HTTP_ENGINE from the environment (`HTTP_ENGINE=node npx vitest run …` runs
+ * the HTTP suites on node:http), else the default, uws.
+ */
+export function testEngine(): HttpEngine {
+  return process.env.HTTP_ENGINE === 'node' ? 'node' : 'uws';
+}
+
 /** `log`: the service's logger (default: one at the config's LOG_LEVEL, silent unless a test sets it). */
 export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestApp> {
   const config = loadConfig({
-    ...inheritedRedisEnv(env), REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', ...env,
+    ...inheritedRedisEnv(env), REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', HTTP_ENGINE: testEngine(), ...env,
   });
   const redis = createRedis(redisTarget(config), 'background');
   const keys = redisKeys(config.REDIS_PREFIX);

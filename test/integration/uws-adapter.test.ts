@@ -4,7 +4,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
+import { startHttpServer } from '../../src/http/server.js';
+import type { HttpServer } from '../../src/http/types.js';
+import { testEngine } from '../helpers/harness.js';
 import { createLogger } from '../../src/log.js';
 import { RequestDurations } from '../../src/metrics.js';
 
@@ -59,7 +61,7 @@ beforeAll(async () => {
       // Answered a turn later, after uWS has long returned from the request callback.
       setTimeout(() => reply.send({ status: 200, text: `{"body":${request.body.toString()}}` }), 5);
     } },
-  ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test'), durations });
+  ], { host: '127.0.0.1', port: 0, log: createLogger('silent', 'test'), durations, engine: testEngine() });
 });
 
 afterAll(async () => {
