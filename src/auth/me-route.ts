@@ -1,6 +1,6 @@
 // GET /v1/me: the presented key's id, scopes and bound actor, for a client that adapts to what its key may do
 // (the console shows Approve only to a key with the approve scope). Any valid key; every bad key is the same 401.
-import type { Route } from '../http/uws.js';
+import type { Route } from '../http/types.js';
 import type { Authenticator } from './authenticate.js';
 
 export function meRoute(auth: Authenticator): Route {

@@ -14,7 +14,7 @@ import { batchBudgetLimit, chunkSizeFor, parseRoster } from './roster.js';
 import { BATCH_BODY_LIMIT, isActiveStatus } from './types.js';
 import { jobView, pollUrl, reportUrl } from './view.js';
 import { parseJsonBody } from '../http/json-body.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 
 /** Seconds a client should wait before polling a job that is still queued or running. */
 const POLL_AFTER_SECONDS = '1';

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { RedisKeys } from '../store/keys.js';
 import { batchRoutes } from './route.js';
-import type { Route } from '../http/uws.js';
+import type { Route } from '../http/types.js';
 import { BudgetLimiter } from '../ratelimit/budget.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { DecisionRecorder } from '../decisions/recorder.js';

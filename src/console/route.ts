@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpResponse, Route } from '../http/uws.js';
+import type { HttpResponse, Route } from '../http/types.js';
 
 export const CONSOLE_CSP = [
   "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "connect-src 'self'",

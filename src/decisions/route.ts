@@ -7,7 +7,7 @@ import type { Authenticator } from '../auth/authenticate.js';
 import type { DecisionReader } from './reader.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 
 const UNAVAILABLE_RETRY_SECONDS = '5';
 

@@ -17,7 +17,7 @@ import {
 import type { Verdict } from '../core/verdict.js';
 import type { Metrics } from '../metrics.js';
 import type { LinePart } from '../log.js';
-import type { HttpRequest, HttpResponse, Reply, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Reply, Route } from '../http/types.js';
 import { parseEligibilityBody, type EligibilityBody } from './body.js';
 
 export { REFERENCE_MAX_CHARS } from './body.js';

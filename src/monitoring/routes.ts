@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/authenticate.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import { AppError, type FieldError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { Verdict } from '../core/verdict.js';
 import { decodeCursor, encodeCursor, type EventStore } from './event-store.js';

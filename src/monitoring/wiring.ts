@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { LiveState } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { EligibilityService } from '../eligibility/service.js';
-import type { Route } from '../http/uws.js';
+import type { Route } from '../http/types.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { WebhookDeliverer } from './delivery.js';
 import { ChangeDetector, DetectorLoop } from './detector.js';

@@ -7,7 +7,7 @@ import { decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
 import { eligibilityRoute, type EligibilityDeps } from '../../src/eligibility/route.js';
-import type { HttpRequest, HttpResponse, Route } from '../../src/http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../../src/http/types.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { toVerdict, VerdictTemplates } from '../../src/eligibility/service.js';
