@@ -1,13 +1,12 @@
 # syntax=docker/dockerfile:1
-# Carrier Eligibility Decision Service: compiled JavaScript on Node 20, non-root, no TypeScript tooling at run time.
+# Carrier Eligibility Decision Service: compiled JavaScript on Node 24 (the production runtime), non-root, no
+# TypeScript tooling at run time.
 #
-# Base: the uWebSockets.js republish (@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0) ships native binaries
-# for Node ABIs 93/108/115 only, so Node 20 (ABI 115) is the newest Node it loads on; the binary is linked against
-# glibc (GLIBC_2.27 symbols at most), so a Debian base is required — musl (Alpine) makes the package fall back to
-# its slow JS shim, which the service refuses at start. bookworm (glibc 2.36) is what the tests and benchmarks run
-# on. Pinned by version tag here; the release pipeline pins it by digest as well
-# (NODE_IMAGE=node:20.20.2-bookworm-slim@sha256:<digest>), see docs/deployment.md.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Base: Node 24 on Debian 13 "trixie" (glibc 2.41). On Node 24 the uws engine loads @btc-vision/uwebsockets.js,
+# whose Linux binaries need glibc >= 2.38, so Debian 12 (2.36) and Alpine (musl) cannot carry it; src/http/
+# uws-binary.ts picks the republish per Node. Pinned by version tag here; the release pipeline pins it by digest
+# as well (NODE_IMAGE=node:24.x.y-trixie-slim@sha256:<digest>), see docs/deployment.md.
+ARG NODE_IMAGE=node:24.21.0-trixie-slim
 
 # ---- build: full dependency tree, compile TypeScript to dist/ ----
 FROM ${NODE_IMAGE} AS build
@@ -33,8 +32,9 @@ RUN npm ci --omit=dev --no-audit --no-fund \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin app
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-# Fail the image build, not the first pod, when the native uWS binary does not load on this base.
-RUN node --input-type=module -e "const m = await import('/app/dist/src/http/uws.js'); m.assertNativeUws(); console.log('uWebSockets.js native binary loads')"
+# Fail the image build, not the first pod, when the native uWS binary does not load on this base (the import
+# itself throws the one-line refusal naming HTTP_ENGINE=node).
+RUN node --input-type=module -e "const m = await import('/app/dist/src/http/uws.js'); m.assertNativeUws(); console.log('uWebSockets.js native binary loads on Node ' + process.version)"
 # Numeric user so Kubernetes' runAsNonRoot can verify it; the code and node_modules stay root-owned (read-only).
 USER 10001:10001
 EXPOSE 8080

@@ -37,6 +37,23 @@ export default defineConfig({
         },
       },
       {
+        // The HTTP contract again on the second engine (HTTP_ENGINE=node, node:http): the adapter, the check's
+        // answers, raw-socket framing, the access line and SIGTERM draining must match the uws engine's.
+        // .ci/run runs this project under Node 24 too.
+        test: {
+          name: 'http-node',
+          include: [
+            'test/integration/uws-adapter.test.ts', 'test/integration/http-eligibility.test.ts',
+            'test/integration/http-framing.test.ts', 'test/integration/access-line.test.ts',
+            'test/integration/graceful-shutdown.test.ts', 'test/integration/listen.test.ts',
+          ],
+          env: { HTTP_ENGINE: 'node' },
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // The compliance console in Debian's Chromium (playwright-core), against a real service and Redis.
         test: {
           name: 'console',

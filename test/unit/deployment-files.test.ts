@@ -39,9 +39,9 @@ const dockerfile = parseDockerfile(read('Dockerfile'));
 const runtime = dockerfile.stages.at(-1);
 
 describe('Dockerfile', () => {
-  it('builds on a Node 20 Debian (glibc) image pinned to an exact version, in every stage', () => {
+  it('builds on a Node 24 Debian 13 (glibc 2.41) image pinned to an exact version, in every stage', () => {
     expect(dockerfile.stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of dockerfile.stages) expect(stage.from).toMatch(/^node:20\.\d+\.\d+-(bookworm|bookworm-slim)(@sha256:[0-9a-f]{64})?$/);
+    for (const stage of dockerfile.stages) expect(stage.from).toMatch(/^node:24\.\d+\.\d+-(trixie|trixie-slim)(@sha256:[0-9a-f]{64})?$/);
   });
 
   it('runtime stage: production dependencies only, compiled JavaScript, no TypeScript tooling', () => {
@@ -120,9 +120,9 @@ describe('compose.yaml', () => {
 });
 
 describe('Node version', () => {
-  it('engines and .nvmrc both say Node 20 (the uWS republish has no binary for later ABIs)', () => {
+  it('engines admit Node 20, 22 and 24 (the LTS lines with a uWS binary) and .nvmrc names 24, the production runtime', () => {
     const pkg = JSON.parse(read('package.json')) as { engines: { node: string } };
-    expect(pkg.engines.node).toMatch(/^>=20\.\d+\.\d+ <21$/);
-    expect(read('.nvmrc').trim()).toMatch(/^20(\.\d+){0,2}$/);
+    expect(pkg.engines.node).toBe('^20.6.0 || ^22.0.0 || ^24.0.0');
+    expect(read('.nvmrc').trim()).toBe('24');
   });
 });
