@@ -52,7 +52,8 @@ function misspeltLongForm(token: string): boolean {
   return false;
 }
 
-function withinOneEdit(a: string, b: string): boolean {
+/** One substitution, insertion, deletion or adjacent transposition apart (or equal). */
+export function withinOneEdit(a: string, b: string): boolean {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
   if (i === a.length && i === b.length) return true;

@@ -35,7 +35,7 @@ function classifyTokens(tokens: string[]): NameKind {
 /** People in the US carrier population a name is expected to be shared with (28% of ~2.2M carriers). */
 const PERSON_POPULATION = 600_000;
 /** Share assumed for a name token the tables do not know: rare, but not unique. */
-const UNKNOWN_TOKEN_SHARE = 2e-5;
+export const UNKNOWN_TOKEN_SHARE = 2e-5;
 
 /**
  * How many carrier owners are expected to bear this name (product of token shares times the population).

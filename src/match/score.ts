@@ -7,8 +7,8 @@
 // population (JOHN, MOHAMMAD), so the evidence a match rests on is its rare tokens. Numbers must agree:
 // "CHULUCANAS 200" is not "CHULUCANAS 2000".
 import { jaroWinkler } from './jaro-winkler.js';
-import { BUSINESS_WORDS, LEGAL_FORMS } from './name-tables.js';
-import { basicTokens, foldToken, isParticle, skeleton, stripForms } from './normalise.js';
+import { ABBREVIATIONS, BUSINESS_WORDS, LEGAL_FORMS, personTokenShare } from './name-tables.js';
+import { basicTokens, foldToken, isParticle, skeleton, stripForms, withinOneEdit } from './normalise.js';
 
 export interface PreparedName {
   /** The name as written. */
@@ -29,6 +29,8 @@ export interface PreparedName {
   identifying: number[];
   /** The numeric tokens, sorted and joined ('' when none). */
   numbers: string;
+  /** OFAC writes individuals "SURNAMES, Given names": how many leading tokens are surnames (0 when no comma). */
+  surnames: number;
 }
 
 export type WeightOf = (folded: string, raw: string) => number;
@@ -39,6 +41,8 @@ export const GENERIC_WEIGHT = 0.2;
 /** Share of an unmatched carrier trade word's weight that is forgiven. */
 export const GENERIC_DISCOUNT = 0.9;
 const INITIAL_WEIGHT = 0.3;
+/** Share of a listed person's unmatched names forgiven when every carrier word found a partner. */
+const FULLY_EXPLAINED_DISCOUNT = 0.9;
 /** At most this many tokens of a name are compared (list names run to 20 tokens; the first ones identify). */
 const MAX_TOKENS = 10;
 const SIMS = new Float64Array(MAX_TOKENS * MAX_TOKENS);
@@ -98,7 +102,9 @@ export function forgetTokenFacts(weightOf: WeightOf): void {
 }
 
 export function prepareName(display: string, weightOf: WeightOf): PreparedName | null {
-  const { tokens: all, hadLegalForm } = stripForms(basicTokens(display));
+  const { tokens: stripped, hadLegalForm } = stripForms(basicTokens(display));
+  // Abbreviations and language variants of common words become one word on both sides (INTL / INTERNATIONAL).
+  const all = stripped.map((token) => ABBREVIATIONS.get(token) ?? token);
   const tokens = all.length > MAX_TOKENS ? all.slice(0, MAX_TOKENS) : all;
   if (tokens.length === 0) return null;
   const n = tokens.length;
@@ -121,9 +127,11 @@ export function prepareName(display: string, weightOf: WeightOf): PreparedName |
     total += facts.weight;
     compact += facts.folded;
   }
+  const comma = display.indexOf(',');
+  const surnames = comma > 0 ? Math.min(n, stripForms(basicTokens(display.slice(0, comma))).tokens.length) : 0;
   return {
     display, tokens, folded, skeletons, weights, masks, total, compact, hadLegalForm, identifying,
-    numbers: numbers ? numbers.sort().join(' ') : '',
+    numbers: numbers ? numbers.sort().join(' ') : '', surnames,
   };
 }
 
@@ -272,9 +280,10 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
         // Two spellings of one word share most of their letters; skip Jaro-Winkler when they do not.
         const ma = carrier.masks[i]!;
         const mb = listed.masks[j]!;
-        if (popcount(ma & mb) * 3 >= 2 * Math.max(popcount(ma), popcount(mb)) || carrier.skeletons[i] === listed.skeletons[j]) {
+        if (a.length === 1 || b.length === 1 || popcount(ma & mb) * 3 >= 2 * Math.max(popcount(ma), popcount(mb)) || carrier.skeletons[i] === listed.skeletons[j]) {
           s = tokenSimilarity(a, b, carrier.skeletons[i]!, listed.skeletons[j]!, listIndividual);
         }
+        if (listIndividual) s = personPair(carrier.tokens[i]!, listed.tokens[j]!, s);
       }
       sims[i * MAX_TOKENS + j] = s;
       if (s > 0) positive += 1;
@@ -316,11 +325,22 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
   for (let j = 0; j < m; j++) if (!usedB[j]) unmatchedList.push(j);
   if (numerator > 0) {
     denominator = carrier.total + listed.total;
-    // Carriers add trade words to names ("HEZBOLLAH TRUCKING"): an unmatched one of theirs costs almost nothing.
-    for (const i of unmatchedCarrier) if (carrier.weights[i]! <= GENERIC_WEIGHT) denominator -= carrier.weights[i]! * GENERIC_DISCOUNT;
+    // Carriers add trade words to names ("HEZBOLLAH TRUCKING") and scatter the letters of a legal form among them
+    // ("MASA FACIL S DE C LOGISTICS"): an unmatched one of theirs costs almost nothing.
+    for (const i of unmatchedCarrier) {
+      if (carrier.weights[i]! <= GENERIC_WEIGHT || carrier.tokens[i]!.length === 1) denominator -= carrier.weights[i]! * GENERIC_DISCOUNT;
+    }
     // Particles (AL, DE, Y) come and go between spellings on the list side too.
     for (const j of unmatchedList) if (listed.weights[j]! <= PARTICLE_WEIGHT) denominator -= listed.weights[j]! * GENERIC_DISCOUNT;
-    if (listIndividual) for (const j of unmatchedList) if (listed.weights[j]! > PARTICLE_WEIGHT) denominator -= listed.weights[j]! / 2;
+    // A sole proprietor writes a first and a last name; the list records every name the person bears. When every
+    // word the carrier wrote is accounted for, the listed person's other given names cost a tenth of their weight;
+    // a listed surname left out, or any name part when carrier words are left over, costs half.
+    if (listIndividual) {
+      const forgiven = unmatchedCarrier.length === 0 ? FULLY_EXPLAINED_DISCOUNT : 0.5;
+      for (const j of unmatchedList) {
+        if (listed.weights[j]! > PARTICLE_WEIGHT) denominator -= listed.weights[j]! * (j < listed.surnames ? 0.5 : forgiven);
+      }
+    }
   }
   let score = numerator / denominator;
   const exact = unmatchedCarrier.length === 0 && unmatchedList.length === 0 && pairs.every((pair) => pair[2] === 1);
@@ -336,6 +356,36 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
 }
 
 /**
+ * A pair of name parts of a listed person, seen from the carrier's side: an initial that is the first letter of the
+ * listed name is consistent with it (JORGE A DUQUE / DUQUE, Jorge Alirio); a carrier's word that is itself a
+ * known name is not a misspelling of a different listed one (MARTIN is not MARTIC, MILAN MARTIN is not MARTIC, Milan).
+ */
+function personPair(carrierToken: string, listedToken: string, s: number): number {
+  if (carrierToken.length === 1) return listedToken.length > 1 && listedToken[0] === carrierToken ? INITIAL_AGREES : s;
+  if (s === 1) return 1;
+  if (personTokenShare(carrierToken) > 0 && personTokenShare(listedToken) === 0) return 0;
+  // One letter dropped, added, changed or swapped in a long name (AL-QUTMH / AL-QUTMAH) is a typo.
+  // In a shorter one, a vowel dropped or added (AL-TQI / AL-TAQI).
+  if (s < PERSON_TYPO && withinOneEdit(carrierToken, listedToken)) {
+    const longer = Math.max(carrierToken.length, listedToken.length);
+    if (longer >= 6 || (longer >= 4 && carrierToken.length !== listedToken.length && vowelDropped(carrierToken, listedToken))) return PERSON_TYPO;
+  }
+  return s;
+}
+
+const PERSON_TYPO = 0.93;
+
+/** The longer of two tokens one letter apart is the shorter with one vowel added. */
+function vowelDropped(a: string, b: string): boolean {
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i += 1;
+  return /[AEIOU]/.test(long[i]!) && long.slice(i + 1) === short.slice(i);
+}
+
+const INITIAL_AGREES = 0.97;
+
+/**
  * Pairs an unused token of `one` with two unused tokens of `other` whose concatenation it is, within a typo
  * ("BELTRANLEYVA" / "BELTRAN LEYVA", "AMIRKATRANGI" / "KATRANGI, Amir"): any two, in either order.
  */
@@ -349,7 +399,10 @@ function glue(one: PreparedName, other: PreparedName, usedOne: Uint8Array, usedO
       for (let k = 0; k < other.folded.length; k++) {
         if (k === j || usedOther[k]) continue;
         if (other.folded[j]!.length + other.folded[k]!.length !== token.length) continue;
-        if (other.weights[j]! <= GENERIC_WEIGHT || other.weights[k]! <= GENERIC_WEIGHT) continue;
+        // Two trade words glued say nothing; a name glued to its joining particle (ROYAYE / ROYAY-E, MADAIN / MADA IN) does.
+        const genericJ = other.weights[j]! <= GENERIC_WEIGHT;
+        const genericK = other.weights[k]! <= GENERIC_WEIGHT;
+        if ((genericJ && genericK) || ((genericJ || genericK) && !(isParticle(other.tokens[genericJ ? j : k]!)))) continue;
         const joined = other.folded[j]! + other.folded[k]!;
         if (joined !== token) continue;
         const s = 0.97;

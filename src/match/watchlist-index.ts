@@ -14,8 +14,10 @@ import type { WatchlistHit } from '../core/carrier.js';
 import { compareAddresses, type PlaceOf } from './address.js';
 import { BUSINESS_WORDS, COMMON_CARRIER_WORD_SHARE, COMMON_CARRIER_WORDS, personTokenShare } from './name-tables.js';
 import { splitDba } from './normalise.js';
-import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind } from './person-name.js';
-import { baseWeight, explainScore, forgetTokenFacts, GENERIC_DISCOUNT, GENERIC_WEIGHT, nearGeneric, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type PreparedName, type WeightOf } from './score.js';
+import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind, UNKNOWN_TOKEN_SHARE as UNKNOWN_NAME_SHARE } from './person-name.js';
+import { LEGAL_FORMS } from './name-tables.js';
+import { isParticle } from './normalise.js';
+import { baseWeight, explainScore, forgetTokenFacts, GENERIC_DISCOUNT, GENERIC_WEIGHT, nearGeneric, PARTICLE_WEIGHT, prepareName, scoreNames, SINGLE_WORD_CAP, type NameScore, type PreparedName, type WeightOf } from './score.js';
 
 export type ListName = WatchlistHit['list'];
 
@@ -73,8 +75,21 @@ const COMMON_NAME_DISAGREEMENT = 0.05;
 const COMMON_WORD_CAP = 0.9;
 /** Highest score of an entity match that needed a spelling variant (below the default hard-stop bar 0.95). */
 const FUZZY_ENTITY_CAP = 0.949;
-/** A one-word list name spelt differently must still be this similar to be a review. */
-const SINGLE_WORD_MIN_SIMILARITY = 0.92;
+/** A one-word list name spelt differently, with an agreeing number (GRUPO CONROL 2004): a review at most. */
+const FUZZY_WITH_NUMBER_CAP = 0.935;
+/** The whole listed name inside a longer carrier name: a review. */
+const CONTAINED_SCORE = 0.94;
+/** ... when the carrier's own identifying words weigh at most this many times the listed name's. */
+const CONTAINED_EXTRA_RATIO = 2;
+/** A listed name holds enough information to be recognised inside a longer one (HILAL TRAVEL AGENCY: 1.4). */
+const CONTAINABLE_INFORMATION = 1.2;
+/** ... or one word this long and rare. */
+const LONE_CONTAINABLE_LENGTH = 7;
+/** A listed person's name without some of its parts inside a business name (ARTEM MALYSHEV TRANSPORT): a review
+ * (an individual's name-only match never is more), also after a listed-abroad adjustment. */
+const PARTIAL_PERSON_SCORE = 0.965;
+/** Information of a number token (an agreeing number is evidence, not identity). */
+const NUMBER_INFORMATION = 0.5;
 /** Token weight below which a word is common (in the lists, among people or carrier names). */
 const RARE_WEIGHT = 0.85;
 /** Share of people at which a name word counts as common (the third tier of the name tables). */
@@ -121,10 +136,16 @@ export class WatchlistIndex {
   /** Per list name, prefix sums of its token weights in ascending order: [0, lightest, lightest two, ...]. */
   private lightestPrefix: Float64Array[] = [];
   private tokenCache = new Map<string, Int32Array>();
+  /** Carrier tokens equal to (or one edit from) a list token too common to walk: they may pair all the same. */
+  private unwalked = new Set<string>();
   private mask = new Int32Array(0);
   private individual = new Uint8Array(0);
   /** Per list name, how many of its tokens are trade words, legal forms or particles. */
   private genericTokens = new Uint8Array(0);
+  /** Per list name, 1 when it can be recognised inside a longer carrier name (containableName()). */
+  private containable = new Uint8Array(0);
+  /** Per list name, how many of its tokens identify (the carrier must share that many to contain it). */
+  private identifyingCount = new Uint8Array(0);
   private stamp = new Int32Array(0);
   private query = 0;
 
@@ -207,6 +228,7 @@ export class WatchlistIndex {
     this.nameKeys = new Map();
     this.lightestPrefix = new Array<Float64Array>(this.names.length);
     this.tokenCache = new Map();
+    this.unwalked = new Set();
     const pushKey = (map: Map<string, number[]>, key: string, id: number) => {
       const list = map.get(key);
       if (!list) map.set(key, [id]);
@@ -253,6 +275,8 @@ export class WatchlistIndex {
     this.mask = new Int32Array(this.names.length);
     this.individual = Uint8Array.from(this.names, (name) => (name.individual ? 1 : 0));
     this.genericTokens = Uint8Array.from(this.names, (name) => name.prepared?.weights.filter((w) => w <= GENERIC_WEIGHT).length ?? 0);
+    this.containable = Uint8Array.from(this.names, (name) => (name.prepared && !name.individual && containableName(name.prepared) ? 1 : 0));
+    this.identifyingCount = Uint8Array.from(this.names, (name) => Math.min(255, name.prepared?.identifying.length ?? 0));
     this.stamp = new Int32Array(this.names.length);
     this.query = 0;
     this.built = true;
@@ -296,58 +320,82 @@ export class WatchlistIndex {
       // against people only when it contains a listed person's whole (uncommon) name.
       if (kind === 'person' && !name.individual) continue;
       const result = scoreNames(carrier, listed, name.individual);
-      if (result.score < this.floor - 0.1) continue;
+      const evidence = name.individual ? null : entityEvidence(carrier, listed, result);
+      const contained = evidence !== null && this.containable[id] === 1 && evidence.coveredAll && evidence.exactRare > 0
+        && evidence.carrierExtra <= CONTAINED_EXTRA_RATIO * evidence.listInformation;
+      if (result.score < this.floor - 0.1 && !contained && !(name.individual && kind === 'business')) continue;
       let score = result.score;
       const notes: string[] = [];
       let common = false;
+      const entry = this.entries[name.entry]!;
+      const address = compareAddresses(entry.places, place, name.individual);
       if (name.individual) {
-        const matched = result.pairs.map(([i]) => i);
-        common = expectedBearers(carrier, matched) >= COMMON_NAME_BEARERS;
+        common = commonName(carrier, listed, result.pairs);
         if (kind === 'business') {
-          // Containment only: the listed person's name, every identifying token identical, plus trade words
-          // ("HECTOR BELTRAN LEYVA TRUCKING LLC"); and not a common name.
-          const listMissing = result.unmatchedList.some((j) => baseWeight(listed.tokens[j]!) === null);
+          // The listed person's name inside a business name, every part it shares identical, nothing else but trade
+          // words ("HECTOR BELTRAN LEYVA TRUCKING LLC", "ARTEM MALYSHEV TRANSPORT" for MALYSHEV, Artem Andreyevich),
+          // at least two parts, every listed surname among them, and not a common name.
+          const listMissing = result.unmatchedList.filter((j) => baseWeight(listed.tokens[j]!) === null).length;
+          const surnameMissing = result.unmatchedList.some((j) => j < listed.surnames && baseWeight(listed.tokens[j]!) === null);
           const carrierExtra = result.unmatchedCarrier.some((i) => baseWeight(carrier.tokens[i]!) === null);
-          if (listMissing || carrierExtra || common || result.pairs.some((pair) => pair[2] < 1)) continue;
-          score = containmentScore(carrier, listed, result.pairs);
-          notes.push('listed person\'s full name inside a business name');
+          const identical = result.pairs.filter(([i, , sim]) => sim === 1 && baseWeight(carrier.tokens[i]!) === null).length;
+          if (carrierExtra || common || surnameMissing || identical < 2 || result.pairs.some(([i, , sim]) => sim < 1 && carrier.tokens[i]!.length > 1)) continue;
+          score = listMissing > 0 ? Math.max(PARTIAL_PERSON_SCORE, containmentScore(carrier, listed, result.pairs)) : containmentScore(carrier, listed, result.pairs);
+          notes.push(listMissing > 0 ? `listed person's name inside a business name (${listMissing} listed name part${listMissing > 1 ? 's' : ''} absent)` : 'listed person\'s full name inside a business name');
         } else if (!result.pairs.some(([i, , sim]) => sim === 1 && baseWeight(carrier.tokens[i]!) === null)) {
           // No part of the name identical (AHMADI SAMI / AL-SHAMI, Ahmad): too loose for a person.
           score = Math.min(score, COMMON_WORD_CAP);
           notes.push('no name part identical');
         } else if (common && !result.exact) {
-          // A spelling variant of a common name (MUHAMMAD OSMAN / OSMAN, Mohamed) is no evidence: only an exact
-          // common name is a review, as the issue's rule says.
+          // A spelling variant of a common name (MUHAMMAD OSMAN / OSMAN, Mohamed) is no evidence.
           score = Math.min(score - COMMON_NAME_PENALTY, COMMON_WORD_CAP);
           notes.push('common name, spelt differently');
+        } else if (common && !address.agreed.includes('country')) {
+          // A common name and nothing else: thousands of owner-operators bear it. Only a listed address in the
+          // carrier's own country makes it worth a reviewer's time.
+          score = Math.min(score, COMMON_WORD_CAP);
+          notes.push('common name, no listed address in the carrier\'s country');
         } else if (common) notes.push('common name');
       }
-      // A spelling variant of an identifying word (WALTER / WATER HILL CORP.) is a review, not a block, under
-      // the default thresholds: a human confirms it.
-      if (!name.individual && !result.exact && result.pairs.some(([, j, sim]) => sim < 1 && baseWeight(listed.tokens[j]!) === null)) {
-        score = Math.min(score, FUZZY_ENTITY_CAP);
+      if (evidence) {
+        const weak = weakListName(listed);
+        if (weak === 'ordinary' || evidence.listIdentifying === 0) {
+          // Only ordinary words of carrier names, common person-name words or initials (TIMBER CORPORATION, RAMIREZ Y
+          // CIA., B S COMPANY): a review when the names agree word for word (particles and legal forms aside), else nothing.
+          score = Math.min(score, evidence.exactCore ? SINGLE_WORD_CAP : COMMON_WORD_CAP);
+        } else if (evidence.listIdentifying === 1) {
+          // One identifying word (HIZBALLAH, SYRIATEL, 7 KARNES): identical, it is a review at most (a hard stop only
+          // when the whole name is identical); a spelling variant is nothing unless it is another romanisation of the
+          // word or a number agrees too (ZETA is not LOS ZETAS, MAKINA is not MAKIN).
+          if (evidence.exactIdentifying === 1) {
+            if (!result.exact) score = Math.min(score, SINGLE_WORD_CAP);
+          } else if (evidence.transliterated === 1) {
+            // Another romanisation of the same word (vowels only, over a long consonant frame): a review.
+            score = Math.min(score, SINGLE_WORD_CAP);
+            notes.push('one word romanised differently');
+          } else {
+            score = Math.min(score, evidence.numbersAgree ? FUZZY_WITH_NUMBER_CAP : COMMON_WORD_CAP);
+            notes.push(evidence.numbersAgree ? 'one word spelt differently, number agrees' : 'one word spelt differently');
+          }
+        } else if (evidence.exactIdentifying === 0 || (evidence.exactRare === 0 && evidence.exactIdentifying < 2)) {
+          // Spelling variants only, or one common word identical and the rest spelt differently (ABDI RAMIREZ /
+          // RAMIREZ ABADIA): not enough information agrees for a review.
+          score = Math.min(score, COMMON_WORD_CAP);
+          notes.push('too little of the name agrees exactly');
+        } else if (evidence.fuzzyIdentifying > 0) {
+          // A spelling variant of an identifying word (WALTER / WATER HILL CORP.): a review, not a block.
+          score = Math.min(score, FUZZY_ENTITY_CAP);
+        }
+        if (contained && score < CONTAINED_SCORE) {
+          // The whole listed name, word for word, inside a longer carrier name (NORTH HILAL TRAVEL AGENCY CARRIERS
+          // LLC): a review.
+          score = CONTAINED_SCORE;
+          notes.push('whole listed name inside the carrier name');
+        }
       }
-      const entry = this.entries[name.entry]!;
-      const address = compareAddresses(entry.places, place, name.individual);
       // A common name listed only elsewhere: the disagreement says more when the name says little.
       score += address.delta < 0 && common ? address.delta - COMMON_NAME_DISAGREEMENT : address.delta;
       if (address.note) notes.push(address.note);
-      // A list name with one identifying word, or only ordinary words of carrier names (TIMBER CORPORATION,
-      // GOLDEN STAR CO), or one short acronym: a non-exact match is at most a review (none for ordinary words,
-      // acronyms, or a fuzzy spelling of a short word); an exact one of ordinary words is a review, not a block.
-      if (!name.individual) {
-        const weak = weakListName(listed);
-        if (weak === 'ordinary') score = Math.min(score, result.exact ? SINGLE_WORD_CAP : COMMON_WORD_CAP);
-        else if (result.singleWord) {
-          // The one identifying word spelt differently: a review only when the spellings are very close and the
-          // carrier's word is not itself a common one (RAHMAN is not RAMAN COMPANY).
-          const weakPair = result.pairs.some(([i, j, sim]) => baseWeight(listed.tokens[j]!) === null
-            && (sim < 1 || carrier.tokens[i] !== listed.tokens[j])
-            && (weak === 'short' || sim < SINGLE_WORD_MIN_SIMILARITY || carrier.weights[i]! < RARE_WEIGHT
-              || Math.abs(carrier.folded[i]!.length - listed.folded[j]!.length) > 1));
-          score = Math.min(score, weakPair ? COMMON_WORD_CAP : SINGLE_WORD_CAP);
-        }
-      }
       score = Math.max(0, Math.min(1, score));
       if (score < this.floor) continue;
       hits.push(this.toHit(entry, name, carrierName, field, Math.floor(score * 1000) / 1000, result.exact, address.agreed, address.confirmed, common,
@@ -372,7 +420,7 @@ export class WatchlistIndex {
     const names = new Set<number>();
     for (const tokenId of tokenIds) {
       const postings = this.tokenNames[tokenId]!;
-      if (postings.length > MAX_POSTING) continue;
+      if (postings.length > MAX_POSTING) { this.unwalked.add(folded); continue; }
       for (const id of postings) names.add(id);
     }
     const result = Int32Array.from(names);
@@ -425,6 +473,8 @@ export class WatchlistIndex {
     let genericCount = 0;
     for (let i = 0; i < weights.length; i++) {
       if (weights[i]! <= GENERIC_WEIGHT) { genericWeight += weights[i]!; genericCount += 1; }
+      // A carrier's unmatched single letters cost like trade words (see scoreNames).
+      else if (carrier.tokens[i]!.length === 1) genericWeight += weights[i]!;
     }
     const carrierDenominator = carrier.total - genericWeight * GENERIC_DISCOUNT;
     const cut = this.floor - 0.03 - 1e-9;
@@ -446,12 +496,20 @@ export class WatchlistIndex {
         // Not shared by key, yet it may pair with a list trade word (MARITIMI / MARITIME) or be two list tokens
         // glued together (BELTRANLEYVA): counted for the bound that filters, not for the rank.
         else if (listGeneric > 0 && nearGeneric(carrier.folded[i]!)) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
+        else if (this.unwalked.has(carrier.folded[i]!)) { looseShared += weights[i]!; looseCount += 1; }
         else if (carrier.folded[i]!.length >= 8) { looseShared += weights[i]!; looseCount += 2; }
       }
-      const individual = this.individual[id] === 1;
       const compactHit = (bits & (1 << 30)) !== 0;
-      if (!compactHit && scoreBound(prefix, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
-      ranked.push([id, compactHit ? 2 : scoreBound(prefix, shared, count, carrierDenominator, individual)]);
+      // A listed name the carrier may hold whole inside a longer name (NORTH HILAL TRAVEL AGENCY CARRIERS) is kept
+      // whatever the carrier adds, when the carrier shares as many identifying tokens as the listed name has.
+      const identifyingShared = count - Math.min(genericCount, this.genericTokens[id]!);
+      const individual = this.individual[id] === 1;
+      const mayContain = individual
+        ? identifyingShared >= 2
+        : this.containable[id] === 1 && identifyingShared >= Math.max(1, this.identifyingCount[id]!);
+      const bound = scoreBound(prefix, shared, count, carrierDenominator, individual);
+      if (!compactHit && !mayContain && scoreBound(prefix, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
+      ranked.push([id, compactHit ? 2 : mayContain ? Math.max(bound, CONTAINED_SCORE) : bound]);
     }
     ranked.sort((x, y) => y[1] - x[1]);
     this.work.queries += 1;
@@ -494,6 +552,103 @@ function weakListName(listed: PreparedName): 'ordinary' | 'short' | null {
   if (identifying.every((token) => COMMON_CARRIER_WORDS.has(token) || personTokenShare(token) >= COMMON_PERSON_TOKEN)) return 'ordinary';
   if (identifying.length === 1 && identifying[0]!.length < 5) return 'short';
   return null;
+}
+
+/**
+ * A person's name borne by many carrier owners (expectedBearers() ≥ COMMON_NAME_BEARERS), each matched part counted
+ * at the commoner of its two spellings: ISMAEL ALI is as common as ISMAIL ALI.
+ */
+function commonName(carrier: PreparedName, listed: PreparedName, pairs: Array<[number, number, number]>): boolean {
+  let product = expectedBearers(carrier, []);
+  for (const [i, j] of pairs) {
+    const token = carrier.tokens[i]!;
+    if (token.length === 1 || isParticle(token)) continue;
+    product *= Math.max(personTokenShare(token), personTokenShare(listed.tokens[j]!)) || UNKNOWN_NAME_SHARE;
+  }
+  return product >= COMMON_NAME_BEARERS;
+}
+
+/** What a token tells about identity, from how common it is among people and carrier names (1: unheard of). */
+function information(token: string): number {
+  if (isNumber(token)) return NUMBER_INFORMATION;
+  const base = baseWeight(token);
+  if (base !== null) return base === PARTICLE_WEIGHT ? 0 : base;
+  if (token.length <= 2) return INITIAL_INFORMATION;
+  const share = Math.max(personTokenShare(token), COMMON_CARRIER_WORDS.has(token) ? COMMON_CARRIER_WORD_SHARE : 0);
+  return 1 / (1 + Math.log10(1 + 1000 * share));
+}
+
+const INITIAL_INFORMATION = 0.3;
+const isNumber = (token: string) => /^\d+$/.test(token);
+/** A list token a carrier may leave out without the name changing: particles, legal forms and single letters. */
+const optionalToken = (token: string) => isParticle(token) || LEGAL_FORMS.has(token) || (token.length === 1 && !isNumber(token));
+
+/** How much of an entity's listed name the carrier name agrees with, and how (see matchOne). */
+interface Evidence {
+  /** Identifying (not generic, particle, number or initial) tokens of the listed name. */
+  listIdentifying: number;
+  exactIdentifying: number;
+  fuzzyIdentifying: number;
+  /** Fuzzy identifying pairs that differ only in vowels over a frame of four or more consonants (HEZBOLLAH / HIZBALLAH). */
+  transliterated: number;
+  /** Identifying list tokens matched identically whose word is rare among people and carrier names. */
+  exactRare: number;
+  /** Every listed token but particles, legal forms and single letters has an identical partner. */
+  coveredAll: boolean;
+  /** coveredAll, and the carrier adds nothing but particles and legal forms. */
+  exactCore: boolean;
+  /** Information of the listed name's tokens (see information()). */
+  listInformation: number;
+  /** Information of the carrier's own identifying words that found no partner. */
+  carrierExtra: number;
+  /** Both names hold numbers and they are the same. */
+  numbersAgree: boolean;
+}
+
+function entityEvidence(carrier: PreparedName, listed: PreparedName, result: NameScore): Evidence {
+  const partner = new Map<number, [number, number]>();
+  for (const [i, j, sim] of result.pairs) partner.set(j, [i, sim]);
+  const evidence: Evidence = {
+    listIdentifying: 0, exactIdentifying: 0, fuzzyIdentifying: 0, transliterated: 0, exactRare: 0, coveredAll: true, exactCore: false,
+    listInformation: 0, carrierExtra: 0, numbersAgree: carrier.numbers !== '' && carrier.numbers === listed.numbers,
+  };
+  listed.tokens.forEach((token, j) => {
+    const pair = partner.get(j);
+    // Folded spellings of a short word (BOOT / BOTH both fold to BOT) are not the same word.
+    const identical = pair !== undefined && pair[1] >= 0.97 && (carrier.tokens[pair[0]] === token || Math.min(token.length, carrier.tokens[pair[0]]!.length) >= 5);
+    if (!identical && !optionalToken(token)) evidence.coveredAll = false;
+    evidence.listInformation += information(token);
+    if (baseWeight(token) !== null || isNumber(token)) return;
+    evidence.listIdentifying += 1;
+    if (!pair) return;
+    if (identical) {
+      evidence.exactIdentifying += 1;
+      if (information(token) >= RARE_WEIGHT && token.length >= 3) evidence.exactRare += 1;
+    } else {
+      evidence.fuzzyIdentifying += 1;
+      const i = pair[0];
+      if (carrier.skeletons[i] === listed.skeletons[j] && carrier.skeletons[i]!.length >= 4 && carrier.folded[i]!.length === listed.folded[j]!.length) evidence.transliterated += 1;
+    }
+  });
+  const used = new Set(result.pairs.map(([i]) => i));
+  carrier.tokens.forEach((token, i) => {
+    if (!used.has(i) && baseWeight(token) === null && token.length > 1) evidence.carrierExtra += information(token);
+  });
+  evidence.exactCore = evidence.coveredAll
+    && carrier.tokens.every((token, i) => used.has(i) || isParticle(token) || LEGAL_FORMS.has(token));
+  return evidence;
+}
+
+/** A listed name with enough information to be recognised inside a longer carrier name (see matchOne). */
+function containableName(listed: PreparedName): boolean {
+  const kept = listed.tokens.filter((token) => !optionalToken(token));
+  // A short identifying word is recognisable only with two more words around it (SAD IMPORT EXPORT).
+  const weak = weakListName(listed);
+  if (weak === 'ordinary' || (weak === 'short' && kept.length < 3)) return false;
+  // One long, rare word is recognisable on its own (PRIME LOS RASTROJOS TRUCKING).
+  if (kept.length === 1) return kept[0]!.length >= LONE_CONTAINABLE_LENGTH && information(kept[0]!) >= RARE_WEIGHT && !isNumber(kept[0]!);
+  const total = kept.reduce((sum, token) => sum + information(token), 0);
+  return total >= CONTAINABLE_INFORMATION && kept.some((token) => baseWeight(token) === null && !isNumber(token) && token.length >= 3 && information(token) >= RARE_WEIGHT);
 }
 
 function pairKey(a: string, b: string): string {
