@@ -9,7 +9,8 @@
 // one is accepted). The cursor moves to just before the first failure; events of other carriers already
 // accepted past it are remembered (the `ahead` set) so a retry does not send them again. A failure backs the
 // endpoint off exponentially with jitter (Retry-After honoured) for WEBHOOK_RETRY_WINDOW_SECONDS, then that
-// event is given up (logged) and the endpoint moves on. 410 Gone disables the endpoint.
+// event is given up (logged) and the endpoint moves on. 410 Gone disables the endpoint. Replays (explicit
+// re-deliveries) go first, but a refused one backs off and is given up on its own, never holding new events.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -17,7 +18,9 @@ import type { EventStore, StoredEvent } from './event-store.js';
 import type { MonitoringKeys } from './keys.js';
 import type { DeliveryOutcome, MonitoringMetrics } from './metrics.js';
 import type { SendResult, WebhookSender } from './sender.js';
-import { validSecrets, wantsEvent, type DeliveryLogEntry, type DeliveryState, type Endpoint, type WebhookStore } from './webhook-store.js';
+import {
+  NO_REPLAY_FAILURE, validSecrets, wantsEvent, type DeliveryLogEntry, type DeliveryState, type Endpoint, type ReplayState, type WebhookStore,
+} from './webhook-store.js';
 
 const BATCH = 256;
 const MAX_BACKOFF_MS = 3600_000;
@@ -154,26 +157,53 @@ export class WebhookDeliverer {
     return 0;
   }
 
-  /** Explicitly requested re-deliveries (replay), oldest first; false when the endpoint must wait or stop. */
+  /**
+   * Explicitly requested re-deliveries (replay), oldest request first. A refused replay backs off on its own
+   * (its own attempt count and next time, ReplayState) and is given up after the retry window like any event;
+   * new events never wait behind it. False only when the endpoint answered 410 and is disabled.
+   */
   private async replays(endpoint: Endpoint, state: DeliveryState): Promise<boolean> {
-    const { redis, mkeys, store } = this.options;
-    const key = mkeys.webhookReplay(endpoint.account, endpoint.id);
-    const ids = await redis.lrange(key, 0, 99);
-    for (const streamId of ids) {
-      const [entry] = await this.options.events.after(endpoint.account, previousId(streamId), 1);
+    const { store } = this.options;
+    const { account, id } = endpoint;
+    let replay = await store.replayState(account, id);
+    if (replay.nextAt > Date.now()) return true;
+    for (const streamId of await store.replayQueue(account, id, 100)) {
+      const [entry] = await this.options.events.after(account, previousId(streamId), 1);
       if (entry && entry.streamId === streamId) {
         const result = await this.send(endpoint, entry);
-        const logEntry = this.logEntry(entry, state.attempt + 1, result, accepted(result) ? 'replayed' : 'failed', null);
         if (result.status === 410) return this.disable(endpoint, entry, result, state);
         if (!accepted(result)) {
-          await this.fail(endpoint, state, result, logEntry);
-          return false;
+          await this.failReplay(endpoint, replay, result, entry);
+          return true;
         }
-        await store.log(endpoint.account, endpoint.id, [logEntry]);
+        await store.log(account, id, [this.logEntry(entry, replay.attempt + 1, result, 'replayed', null)]);
       }
-      await redis.lpop(key);
+      await store.dropReplay(account, id, streamId);
+      if (replay.attempt > 0) {
+        replay = NO_REPLAY_FAILURE;
+        await store.saveReplayState(account, id, replay);
+      }
     }
     return true;
+  }
+
+  /** A refused replay: back off, or give it up (and take it off the queue) once the retry window is spent. */
+  private async failReplay(endpoint: Endpoint, replay: ReplayState, result: SendResult, entry: StoredEvent): Promise<void> {
+    const { store, log } = this.options;
+    const { account, id } = endpoint;
+    const now = Date.now();
+    const firstFailedAt = replay.firstFailedAt || now;
+    const attempt = replay.attempt + 1;
+    if (now - firstFailedAt >= this.options.retryWindowMs) {
+      await store.log(account, id, [this.logEntry(entry, attempt, result, 'gave_up', null)]);
+      await store.dropReplay(account, id, entry.streamId);
+      await store.saveReplayState(account, id, NO_REPLAY_FAILURE);
+      log.warn({ endpoint: id, event_id: entry.event.id, status: result.status }, 'webhook replay given up after the retry window');
+      return;
+    }
+    const nextAt = now + backoffMs(attempt, this.options.retryBaseMs, result.retryAfterMs);
+    await store.log(account, id, [this.logEntry(entry, attempt, result, 'failed', new Date(nextAt).toISOString())]);
+    await store.saveReplayState(account, id, { attempt, nextAt, firstFailedAt });
   }
 
   /** One round over a batch; true when the endpoint may go straight on to the next batch. */

@@ -43,6 +43,8 @@ export function monitoringKeys(prefix: string) {
     webhookAhead: (account: string, id: string) => acct(account, `wh:${id}:ahead`),
     /** List of stream ids asked to be delivered again (replay), oldest first. */
     webhookReplay: (account: string, id: string) => acct(account, `wh:${id}:replay`),
+    /** Set of the stream ids in the replay list (each is queued at most once). */
+    webhookReplayIds: (account: string, id: string) => acct(account, `wh:${id}:replay:ids`),
     /** String with a TTL: the worker currently delivering for the endpoint. */
     webhookLease: (account: string, id: string) => acct(account, `wh:${id}:lease`),
     /** Set of accounts watching one carrier (the reverse index). */

@@ -6,12 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { RedisClient } from '../redis/connection.js';
+import { luaScripts } from '../redis/scripts.js';
 import { EVENT_TYPES, type EventType } from './events-model.js';
 import type { MonitoringKeys } from './keys.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 export const DELIVERY_LOG_MAX = 1000;
+/** Replays one endpoint may have queued at once (a replay request that would pass it is refused whole). */
+export const REPLAY_QUEUE_MAX = 10_000;
 
 const secretSchema = z.object({ secret: z.string().startsWith('whsec_'), created_at: z.string(), expires_at: z.string().nullable() });
 
@@ -57,6 +60,18 @@ export interface DeliveryState {
   /** When the head event first failed (ms), 0 when it has not. */
   firstFailedAt: number;
 }
+
+/**
+ * Where the endpoint's replays stand: the failed attempts of the replay at the head of its list, and its own
+ * backoff. Kept apart from DeliveryState, so a refused replay backs off alone while new events go on.
+ */
+export interface ReplayState {
+  attempt: number;
+  nextAt: number;
+  firstFailedAt: number;
+}
+
+export const NO_REPLAY_FAILURE: ReplayState = Object.freeze({ attempt: 0, nextAt: 0, firstFailedAt: 0 });
 
 export interface DeliveryLogEntry {
   event_id: string;
@@ -118,7 +133,8 @@ export class WebhookStore {
   async remove(account: string, id: string): Promise<boolean> {
     const removed = await this.redis.hdel(this.keys.webhooks(account), id);
     await this.redis.srem(this.keys.endpoints, `${account}\t${id}`);
-    for (const key of [this.keys.webhookState(account, id), this.keys.webhookLog(account, id), this.keys.webhookAhead(account, id), this.keys.webhookReplay(account, id)]) {
+    for (const key of [this.keys.webhookState(account, id), this.keys.webhookLog(account, id), this.keys.webhookAhead(account, id), this.keys.webhookReplay(account, id),
+      this.keys.webhookReplayIds(account, id)]) {
       await this.redis.del(key);
     }
     return removed > 0;
@@ -166,8 +182,54 @@ export class WebhookStore {
     return raw.map((line) => JSON.parse(line) as DeliveryLogEntry);
   }
 
-  async queueReplay(account: string, id: string, streamIds: string[]): Promise<void> {
-    if (streamIds.length > 0) await this.redis.rpush(this.keys.webhookReplay(account, id), ...streamIds);
+  /**
+   * Queues stream ids for replay, each at most once (one already queued is not queued again): how many were
+   * added and how many are queued now, or added null when they would pass REPLAY_QUEUE_MAX (nothing queued).
+   */
+  async queueReplay(account: string, id: string, streamIds: string[]): Promise<{ added: number | null; queued: number }> {
+    return luaScripts.webhookQueueReplay(this.redis, {
+      list: this.keys.webhookReplay(account, id), ids: this.keys.webhookReplayIds(account, id),
+    }, REPLAY_QUEUE_MAX, streamIds);
+  }
+
+  /** The first `count` queued replays, oldest request first. */
+  async replayQueue(account: string, id: string, count: number): Promise<string[]> {
+    return this.redis.lrange(this.keys.webhookReplay(account, id), 0, count - 1);
+  }
+
+  /** Takes one replay off the queue (by value: ids are queued once, so this never takes another's place). */
+  async dropReplay(account: string, id: string, streamId: string): Promise<void> {
+    await this.redis.multi().lrem(this.keys.webhookReplay(account, id), 1, streamId).srem(this.keys.webhookReplayIds(account, id), streamId).exec();
+  }
+
+  async replayState(account: string, id: string): Promise<ReplayState> {
+    const [attempt, nextAt, firstFailedAt] = await this.redis.hmget(this.keys.webhookState(account, id), 'replay_attempt', 'replay_next_at', 'replay_first_failed_at');
+    return { attempt: Number(attempt ?? 0), nextAt: Number(nextAt ?? 0), firstFailedAt: Number(firstFailedAt ?? 0) };
+  }
+
+  async saveReplayState(account: string, id: string, state: ReplayState): Promise<void> {
+    await this.redis.hset(this.keys.webhookState(account, id), 'replay_attempt', state.attempt, 'replay_next_at', state.nextAt, 'replay_first_failed_at', state.firstFailedAt);
+  }
+
+  /**
+   * `enable`: delivery starts over at once. The backoff of events and replays is cleared, and a replay the
+   * receiver has already refused is dropped (a replay is a one-off request; the caller can ask again). Returns
+   * the dropped replay's stream id, if any.
+   */
+  async restart(account: string, id: string): Promise<string | null> {
+    const state = await this.state(account, id);
+    await this.saveState(account, id, { ...state, attempt: 0, nextAt: 0, firstFailedAt: 0 });
+    const replay = await this.replayState(account, id);
+    let dropped: string | null = null;
+    if (replay.attempt > 0) {
+      const [head] = await this.replayQueue(account, id, 1);
+      if (head !== undefined) {
+        await this.dropReplay(account, id, head);
+        dropped = head;
+      }
+    }
+    await this.saveReplayState(account, id, NO_REPLAY_FAILURE);
+    return dropped;
   }
 }
 

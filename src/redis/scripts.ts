@@ -22,6 +22,7 @@ const SOURCES = {
   batchTerminate: { file: 'batch-terminate.lua', keys: 4 },
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
   doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
+  webhookQueueReplay: { file: 'webhook-queue-replay.lua', keys: 2 },
 } as const;
 
 /**
@@ -60,6 +61,7 @@ const beginReply = z.array(z.string().nullable());
 const terminateReply = z.tuple([int]).rest(z.string().nullable());
 const dnuReply = z.tuple([z.string(), int]);
 const carrierReadReply = z.array(z.string().nullable());
+const queueReplayReply = z.tuple([int, int]);
 
 export interface DrawResult { admitted: number; remaining: number; retryAfterMs: number; resetMs: number }
 export interface ChunkStart {
@@ -151,5 +153,14 @@ export const luaScripts = {
     const args = changes.flatMap((change) => [change.op, change.mc, change.entry]);
     const [epoch, changed] = dnuReply.parse(await raw(client, 'doNotUseApply')(keys.list, keys.log, keys.epoch, keys.mark, logMaxLen, markValue, ...args));
     return { epoch, changed };
+  },
+
+  /**
+   * webhook-queue-replay.lua: queues stream ids for replay, each once, at most `cap` in all ({mon:<account>});
+   * added is null when the ids would overflow the cap (nothing queued then).
+   */
+  async webhookQueueReplay(client: RedisClient, keys: { list: string; ids: string }, cap: number, streamIds: readonly string[]): Promise<{ added: number | null; queued: number }> {
+    const [added, queued] = queueReplayReply.parse(await raw(client, 'webhookQueueReplay')(keys.list, keys.ids, cap, ...streamIds));
+    return { added: added < 0 ? null : added, queued };
   },
 };
