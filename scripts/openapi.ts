@@ -8,7 +8,7 @@ import { SERVICE_VERSION } from '../src/version.js';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../src/monitoring/events-model.js';
 import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';
-import { MAX_ENDPOINTS_PER_ACCOUNT } from '../src/monitoring/webhook-store.js';
+import { MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_QUEUE_MAX } from '../src/monitoring/webhook-store.js';
 
 const problemRef = { $ref: '#/components/responses/Problem' };
 const outcomes = ['eligible', 'review', 'hard_stop', 'not_found', 'not_screened', 'error'];
@@ -22,7 +22,7 @@ const fromZod = (schema: z.ZodType) => {
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const monitoringSecurity = [{ apiKey: ['monitoring'] }];
-const monitoringProblems = (...codes: number[]) => statuses(401, 403, ...codes, 503);
+const monitoringProblems = (...codes: number[]) => statuses(401, 403, ...codes, 429, 503);
 const mcPath = { name: 'mc', in: 'path', required: true, schema: { type: 'string', examples: ['MC-123456'] }, description: 'MC number, normalised (1-8 digits, optional MC prefix)' };
 const endpointPath = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ep_[a-z0-9]{16}$' } };
 const limitQuery = (max: number) => ({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: max, default: 100 } });
@@ -231,7 +231,7 @@ const monitoringPaths = {
   '/v1/webhooks/{id}/enable': {
     parameters: [endpointPath],
     post: {
-      summary: 'Re-enable a disabled endpoint and clear its backoff (scope monitoring)', security: monitoringSecurity,
+      summary: 'Re-enable a disabled endpoint: clears the backoff of events and replays and drops a replay the receiver refused (scope monitoring)', security: monitoringSecurity,
       responses: { 200: { description: 'Enabled', content: json(schemaRef('WebhookEndpoint')) }, ...monitoringProblems(404) },
     },
   },
@@ -245,9 +245,22 @@ const monitoringPaths = {
   '/v1/webhooks/{id}/replay': {
     parameters: [endpointPath],
     post: {
-      summary: 'Queue kept events for delivery again, same webhook-ids (scope monitoring)', security: monitoringSecurity,
+      summary: `Queue kept events for delivery again, same webhook-ids; each event at most once, at most ${REPLAY_QUEUE_MAX} waiting (scope monitoring)`, security: monitoringSecurity,
       requestBody: { required: true, content: json(schemaRef('WebhookReplay')) },
-      responses: { 202: { description: 'Queued', content: json({ type: 'object', required: ['queued'], properties: { queued: { type: 'integer' } } }) }, ...monitoringProblems(400, 404, 413, 422) },
+      responses: {
+        202: {
+          description: 'Queued (events already waiting for replay are not queued again)',
+          content: json({
+            type: 'object', required: ['queued'],
+            properties: {
+              queued: { type: 'integer', description: 'events this request added' },
+              already_queued: { type: 'integer', description: 'events of this request already waiting for replay' },
+              replays_pending: { type: 'integer', description: 'replays now waiting for the endpoint' },
+            },
+          }),
+        },
+        ...monitoringProblems(400, 404, 409, 413, 422),
+      },
     },
   },
   '/v1/events': {
@@ -440,7 +453,7 @@ const document = {
         security: [{ apiKey: [] }],
         responses: {
           200: { description: 'Decision record', content: { 'application/json': { schema: { $ref: '#/components/schemas/DecisionRecord' } } } },
-          ...statuses(401, 403, 404, 503),
+          ...statuses(401, 403, 404, 429, 503),
         },
       },
     },
@@ -457,7 +470,7 @@ const document = {
         },
         responses: {
           202: { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchAccepted' } } } },
-          ...statuses(400, 401, 403, 409, 413, 422),
+          ...statuses(400, 401, 403, 409, 413, 422, 429, 503),
         },
       },
     },
@@ -466,12 +479,12 @@ const document = {
       get: {
         summary: 'Job status and outcome summary',
         security: [{ apiKey: [] }],
-        responses: { 200: { description: 'Status', content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchStatus' } } } }, ...statuses(401, 403, 404) },
+        responses: { 200: { description: 'Status', content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchStatus' } } } }, ...statuses(401, 403, 404, 429, 503) },
       },
       delete: {
         summary: 'Cancel a queued or running job',
         security: [{ apiKey: [] }],
-        responses: { 200: { description: 'Status after cancel', content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchStatus' } } } }, ...statuses(401, 403, 404, 409) },
+        responses: { 200: { description: 'Status after cancel', content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchStatus' } } } }, ...statuses(401, 403, 404, 409, 429, 503) },
       },
     },
     '/v1/batch/{id}/report': {
@@ -479,7 +492,7 @@ const document = {
       get: {
         summary: 'CSV report: header plus one line per input row, in input order; evidence columns (snapshot_version, evidence, sources) appended',
         security: [{ apiKey: [] }],
-        responses: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...statuses(401, 403, 404, 409) },
+        responses: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...statuses(401, 403, 404, 409, 429, 503) },
       },
     },
     ...monitoringPaths,

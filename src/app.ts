@@ -1,6 +1,8 @@
 // Composition root: builds every part from the config and wires them; main.ts and the tests both start the
 // service through here, so tests exercise exactly what production runs.
 import { Authenticator } from './auth/authenticate.js';
+import { CallGate } from './auth/call-gate.js';
+import { FailureLimit } from './auth/failure-limit.js';
 import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
 import { KeyStore } from './auth/key-store.js';
 import { meRoute } from './auth/me-route.js';
@@ -18,6 +20,7 @@ import { loadHttpEngine } from './http/server.js';
 import type { HttpServer, Route } from './http/types.js';
 import type { Logger } from './log.js';
 import { BudgetLimiter } from './ratelimit/budget.js';
+import { CallBudget } from './ratelimit/call-budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
 import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
@@ -37,6 +40,8 @@ export interface AppParts {
   keyStore: KeyStore;
   auth: Authenticator;
   budget: BudgetLimiter;
+  /** Authentication and the calls budget of every authenticated route but the eligibility check. */
+  gate: CallGate;
   eligibility: EligibilityService;
   metrics: Metrics;
   /** Decision records: null only when DECISION_RECORDS=off (benchmarks). */
@@ -72,8 +77,12 @@ export function buildParts(config: Config, log: Logger): AppParts {
   // A snapshot switch first reads the cached carriers again from the new snapshot (src/eligibility/cache-carry-over.ts).
   state.addSnapshotPreparer(eligibility);
   const metrics = new Metrics(state);
+  const auth = new Authenticator(keyStore, log, Date.now, {
+    failures: new FailureLimit(config.AUTH_FAILURES_PER_MINUTE), trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+  });
+  const gate = new CallGate(auth, new CallBudget(budget, config.API_CALL_RATE_PER_MINUTE), log);
   return {
-    config, log, keys, redis, state, keyStore, auth: new Authenticator(keyStore, log), budget, eligibility, metrics,
+    config, log, keys, redis, state, keyStore, auth, budget, gate, eligibility, metrics,
     recorder, decisions: new DecisionReader(redis, keys),
   };
 }
@@ -84,10 +93,10 @@ export function apiRoutes(parts: AppParts): Route[] {
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
     openapiRoute(),
     metricsRoute(parts.metrics),
-    decisionsRoute({ auth: parts.auth, decisions: parts.decisions, log: parts.log }),
+    decisionsRoute({ gate: parts.gate, decisions: parts.decisions, log: parts.log }),
     ...batchApiRoutes(parts),
     ...monitoringApiRoutes(parts),
-    meRoute(parts.auth),
+    meRoute(parts.gate),
     ...consoleRoutes(consoleDir(parts.config.CONSOLE_DIR)),
   ];
 }

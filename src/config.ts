@@ -56,6 +56,12 @@ export const configSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(150)
     .describe('Request-path Redis commands that take longer fail, and the verdict is degraded'),
   RATE_PER_MINUTE_DEFAULT: int(1, 10_000_000).default(600).describe('Budget of a key created without --rate-per-minute'),
+  API_CALL_RATE_PER_MINUTE: int(1, 10_000_000).default(1200)
+    .describe('Per-key budget of every authenticated call other than an eligibility check (decision and batch reads, batch submission, watch list, webhooks, events); a key whose own rate is higher gets that'),
+  AUTH_FAILURES_PER_MINUTE: int(1, 1_000_000).default(60)
+    .describe('Requests without a valid API key one client address may make per minute (per replica) before it is answered 429 without a key lookup'),
+  TRUSTED_PROXY_HOPS: int(0, 10).default(0)
+    .describe('Proxies in front of the API that append to X-Forwarded-For (ingress, load balancer); the client address is the entry that many from the right. 0: the socket peer'),
   MAX_DATA_AGE_SECONDS: int(60, 365 * 24 * 3600).default(172_800)
     .describe('A carrier snapshot older than this makes every verdict degraded (data_stale)'),
   STATE_POLL_MS: int(50, 1000).default(250)

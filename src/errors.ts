@@ -18,6 +18,7 @@ export const ERROR_KINDS = [
   'internal_error',
   'job_already_finished',
   'service_unavailable',
+  'replay_queue_full',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -64,11 +64,18 @@ export function generateApiKey(): { id: string; secret: string; plaintext: strin
   return { id, secret, plaintext: `cek_${id}_${secret}` };
 }
 
+/** A digest no secret is expected to hash to (SHA-256 of nothing a key could hold), for checkKey's unknown path. */
+const UNMATCHABLE_SHA256 = createHash('sha256').update('no key has this secret').digest('hex');
+
 export type KeyRejection = 'missing' | 'malformed' | 'unknown' | 'wrong_secret' | 'inactive' | 'expired';
 
 /** Checks a stored key against a presented secret at a point in time; the reason is for logs only. */
 export function checkKey(stored: StoredApiKey | null, secret: string, nowMs: number): KeyRejection | null {
-  if (!stored) return 'unknown';
+  if (!stored) {
+    // Hashed all the same, so an unknown id costs what a wrong secret does.
+    secretMatches(secret, UNMATCHABLE_SHA256);
+    return 'unknown';
+  }
   if (!secretMatches(secret, stored.secret_sha256)) return 'wrong_secret';
   if (stored.status !== 'active') return 'inactive';
   if (stored.expires_at !== null && Date.parse(stored.expires_at) <= nowMs) return 'expired';

@@ -71,6 +71,14 @@ export class KeyStore {
     return record;
   }
 
+  /**
+   * The lookup find() makes, sent to Redis whatever the cache holds, its answer dropped: a failed
+   * authentication of a cached id spends it, so every unknown or wrong key costs the same round trip.
+   */
+  async probe(id: string): Promise<void> {
+    await this.redis.multi().hgetall(this.keys.apiKey(id)).exists(this.keys.deploymentMark).exec();
+  }
+
   /** The cached record (null: known to be unknown), or undefined when only Redis can tell. Never touches Redis. */
   peek(id: string): StoredApiKey | null | undefined {
     const cached = this.cache.get(id);

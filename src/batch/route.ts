@@ -1,11 +1,12 @@
 // Batch endpoints: POST /v1/batch, GET and DELETE /v1/batch/{id}, GET /v1/batch/{id}/report.
-// Order of checks: 401 → 403 → 400/422 → 409 → work. No 429 on submit: rows draw budget when screened.
+// Order of checks: 401 → 403 → 429 → 400/422 → 409 → work. Every call draws one from the key's calls budget
+// (src/ratelimit/call-budget.ts); a job's rows draw from the checks budget when screened.
 // Batch is asynchronous, so a Redis outage is answered honestly with 503 + Retry-After (the fail-closed
 // 200 rule is for single checks). Unknown and foreign jobs get the same 404 after the same single read.
 import type { RedisClient } from '../redis/connection.js';
 import { z } from 'zod';
 import type { StoredApiKey } from '../auth/api-key.js';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { BatchJobs, JobRecord } from './jobs.js';
@@ -21,7 +22,7 @@ const POLL_AFTER_SECONDS = '1';
 const UNAVAILABLE_RETRY_SECONDS = '5';
 
 export interface BatchDeps {
-  auth: Authenticator;
+  gate: CallGate;
   jobs: BatchJobs;
   redis: RedisClient;
   headroom: number;
@@ -41,16 +42,6 @@ async function guarded<T>(deps: BatchDeps, request: HttpRequest, step: () => Pro
       cause: error, headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
     });
   }
-}
-
-async function authorise(deps: BatchDeps, request: HttpRequest): Promise<StoredApiKey> {
-  const result = await deps.auth.authenticate(request.headers['x-api-key'], 'batch', request.requestId);
-  if (result.kind === 'backend_unavailable') {
-    throw new AppError('service_unavailable', 'API keys cannot be checked right now; retry shortly.', {
-      headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
-    });
-  }
-  return result.key;
 }
 
 async function ownedJob(deps: BatchDeps, request: HttpRequest, key: StoredApiKey): Promise<JobRecord> {
@@ -74,7 +65,7 @@ export function batchRoutes(deps: BatchDeps): Route[] {
     pattern: '/v1/batch',
     maxBodyBytes: BATCH_BODY_LIMIT,
     async handler(request) {
-      const key = await authorise(deps, request);
+      const { key, rateHeaders } = await deps.gate.admit(request, ['batch']);
       const rows = parseRoster(parseJsonBody(request.body, z.unknown()));
       const chunkSize = chunkSizeFor(batchBudgetLimit(key.rate_per_minute, deps.headroom));
       const result = await guarded(deps, request, async () => {
@@ -90,7 +81,7 @@ export function batchRoutes(deps: BatchDeps): Route[] {
       const { job } = result;
       return {
         status: 202,
-        headers: { location: pollUrl(job.id), 'cache-control': 'no-store' },
+        headers: { location: pollUrl(job.id), 'cache-control': 'no-store', ...rateHeaders },
         json: { job_id: job.id, total: job.total, status: job.status, poll: pollUrl(job.id), report: reportUrl(job.id) },
         log: { key_id: key.id, job_id: job.id, total: job.total },
       };
@@ -107,8 +98,9 @@ export function batchRoutes(deps: BatchDeps): Route[] {
     pattern,
     maxBodyBytes: 0,
     async handler(request) {
-      const key = await authorise(deps, request);
-      return act(await ownedJob(deps, request, key), key, request);
+      const { key, rateHeaders } = await deps.gate.admit(request, ['batch']);
+      const response = await act(await ownedJob(deps, request, key), key, request);
+      return { ...response, headers: { ...response.headers, ...rateHeaders } };
     },
   });
 

@@ -1,7 +1,7 @@
 // Builds the batch feature's parts from the composition root's: the routes on the request-path connection,
 // and the worker on patient connections of its own (a worker queues through Redis restarts rather than
 // failing fast; the blocking read needs a connection to itself).
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -24,7 +24,7 @@ export interface BatchParts {
   /** Fail-fast connection for request paths. */
   redis: RedisClient;
   keyStore: KeyStore;
-  auth: Authenticator;
+  gate: CallGate;
 }
 
 function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
@@ -36,7 +36,7 @@ function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
 
 export function batchApiRoutes(parts: BatchParts): Route[] {
   return batchRoutes({
-    auth: parts.auth, jobs: jobsOn(parts, parts.redis), redis: parts.redis,
+    gate: parts.gate, jobs: jobsOn(parts, parts.redis), redis: parts.redis,
     headroom: parts.config.BATCH_BUDGET_HEADROOM, log: parts.log,
   });
 }

@@ -1,18 +1,18 @@
 // GET /v1/decisions/{id}: the record of a verdict (single check or batch row) for any key of the account that
-// asked. Scope `eligibility` or `batch` (whoever may make decisions may read them back). Unknown ids, malformed
+// asked. Scope `eligibility` or `batch` (whoever may make decisions may read them back); each read draws from the
+// key's calls budget (src/ratelimit/call-budget.ts). Unknown ids, malformed
 // ids and another account's ids all get one identical 404 after the same single read. Redis trouble is a 503
 // with Retry-After: a record cannot be read without it (the fail-closed 200 rule is for verdicts).
-import type { StoredApiKey } from '../auth/api-key.js';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import type { DecisionReader } from './reader.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
+import type { HttpResponse, Route } from '../http/types.js';
 
 const UNAVAILABLE_RETRY_SECONDS = '5';
 
 export interface DecisionsDeps {
-  auth: Authenticator;
+  gate: CallGate;
   decisions: DecisionReader;
   log: Logger;
 }
@@ -21,28 +21,15 @@ const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'De
   cause, headers: { 'retry-after': UNAVAILABLE_RETRY_SECONDS },
 });
 
-async function authorise(deps: DecisionsDeps, request: HttpRequest): Promise<StoredApiKey> {
-  const presented = request.headers['x-api-key'];
-  let result;
-  try {
-    result = await deps.auth.authenticate(presented, 'eligibility', request.requestId);
-  } catch (error) {
-    // A key without `eligibility` may still hold `batch`, whose rows are decisions too.
-    if (!(error instanceof AppError) || error.kind !== 'forbidden') throw error;
-    result = await deps.auth.authenticate(presented, 'batch', request.requestId);
-  }
-  if (result.kind === 'backend_unavailable') throw unavailable();
-  return result.key;
-}
-
 export function decisionsRoute(deps: DecisionsDeps): Route {
   return {
     method: 'GET',
     pattern: '/v1/decisions/:id',
     maxBodyBytes: 0,
-    headers: ['x-api-key'],
+    headers: ['x-api-key', 'x-forwarded-for'],
     async handler(request): Promise<HttpResponse> {
-      const key = await authorise(deps, request);
+      // A key without `eligibility` may still hold `batch`, whose rows are decisions too.
+      const { key, rateHeaders } = await deps.gate.admit(request, ['eligibility', 'batch']);
       const id = request.params[0] ?? '';
       let view;
       try {
@@ -55,7 +42,7 @@ export function decisionsRoute(deps: DecisionsDeps): Route {
       if (!view) throw new AppError('not_found', 'No decision with this id exists for this account.');
       return {
         status: 200,
-        headers: { 'cache-control': 'no-store' },
+        headers: { 'cache-control': 'no-store', ...rateHeaders },
         json: view,
         log: { key_id: key.id, decision_id: id },
       };

@@ -247,17 +247,17 @@ export function eligibilityRoute(deps: EligibilityDeps): Route {
     method: 'POST',
     pattern: '/v1/eligibility',
     maxBodyBytes: ELIGIBILITY_BODY_LIMIT,
-    headers: ['x-api-key'],
+    headers: ['x-api-key', 'x-forwarded-for'],
     handle(request: HttpRequest, reply: Reply): void {
       const presented = request.headers['x-api-key'];
       // A cached key is checked without a promise (401/403 are thrown, and answered by the adapter); only an
       // uncached one waits for Redis.
-      const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId);
+      const auth = deps.auth.authenticateCached(presented, 'eligibility', request.requestId, request);
       if (auth !== undefined) {
         admit(deps, request, reply, auth);
         return;
       }
-      deps.auth.authenticate(presented, 'eligibility', request.requestId)
+      deps.auth.authenticate(presented, 'eligibility', request.requestId, request)
         .then((fresh) => admit(deps, request, reply, fresh), (error: unknown) => reply.fail(error));
     },
   };

@@ -11,7 +11,7 @@ import { logRequest, type RequestLine } from '../log.js';
 import {
   CLIENT_CLOSED_REQUEST, MAX_REQUEST_HEADERS, newRequestId, problemResponder, REQUEST_ID, statusLine, unmatched,
 } from './common.js';
-import type { HttpRequest, HttpResponse, HttpServer, Method, Reply, Route, ServerOptions } from './types.js';
+import type { HttpRequest, HttpResponse, HttpServer, Method, Peer, Reply, Route, ServerOptions } from './types.js';
 
 /** Limits on a request, matching what the uws engine enforces (or, where uWS only stops answering, refusing). */
 export const NODE_LIMITS = {
@@ -111,7 +111,7 @@ function moreSpecific(a: readonly (string | null)[], b: readonly (string | null)
   return false;
 }
 
-class NodeExchange implements Reply {
+class NodeExchange implements Reply, Peer {
   aborted = false;
   /** Set while the body is still arriving: an abort then ends the request here, as no route will answer it. */
   abandon?: () => void = undefined;
@@ -132,6 +132,10 @@ class NodeExchange implements Reply {
     if (this.answered || this.request === null) return;
     this.answered = true;
     this.finish(this, response);
+  }
+
+  address(): string {
+    return this.res.socket?.remoteAddress ?? '';
   }
 
   fail(error: unknown): void {
@@ -292,6 +296,7 @@ export async function startNodeServer(routes: Route[], options: ServerOptions): 
       if (headers[name] === undefined && (found?.wanted == null || found.wanted.includes(name))) headers[name] = raw[index + 1] as string;
     }
     const incomingId = req.headers['x-request-id'];
+    const exchange = new NodeExchange(res, found ? found.slot : unmatchedSlot, started, finish, problem);
     const request: HttpRequest = {
       method: (found ? found.route.method : req.method ?? 'GET') as Method,
       path,
@@ -300,8 +305,8 @@ export async function startNodeServer(routes: Route[], options: ServerOptions): 
       params: params === null || params.length === 0 ? NO_PARAMS : params,
       body: EMPTY_BODY,
       requestId: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : newRequestId(),
+      peer: exchange,
     };
-    const exchange = new NodeExchange(res, found ? found.slot : unmatchedSlot, started, finish, problem);
     exchange.request = request;
     inFlight += 1;
     res.once('close', () => {

@@ -21,6 +21,7 @@ export const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
   internal_error: { status: 500, title: 'Internal error' },
   job_already_finished: { status: 409, title: 'The batch job has already finished' },
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
+  replay_queue_full: { status: 409, title: 'The webhook endpoint\'s replay queue is full' },
 };
 
 export interface ProblemResponse {

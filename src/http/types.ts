@@ -12,6 +12,13 @@ export interface HttpRequest {
   params: readonly string[];
   body: Buffer;
   requestId: string;
+  /** The connection's far end; its address is read only when asked (limits on unauthenticated failures). */
+  peer: Peer;
+}
+
+export interface Peer {
+  /** The remote address as text ('' once the client is gone or the answer is sent). */
+  address(): string;
 }
 
 export interface HttpResponse {

@@ -11,12 +11,12 @@ import { AppError } from '../errors.js';
 import { logRequest, type RequestLine } from '../log.js';
 import { utf8, writeBytes, writeText } from '../log-bytes.js';
 import { CLIENT_CLOSED_REQUEST, newRequestId, problemResponder, REQUEST_ID, statusLine, unmatched } from './common.js';
-import type { HttpRequest, HttpResponse, HttpServer, Method, Reply, Route, ServerOptions } from './types.js';
+import type { HttpRequest, HttpResponse, HttpServer, Method, Peer, Reply, Route, ServerOptions } from './types.js';
 import { assertNativeUws as assertNative, loadUws } from './uws-binary.js';
 
 // Routes and tests written against this module's names before the engines were split keep working.
 export type {
-  ByteBody, HttpRequest, HttpResponse, HttpServer, Method, Reply, RequestDurationSink, Route, RouteShape,
+  ByteBody, HttpRequest, HttpResponse, HttpServer, Method, Peer, Reply, RequestDurationSink, Route, RouteShape,
 } from './types.js';
 export { isNativeFunction } from './uws-binary.js';
 
@@ -117,7 +117,7 @@ interface Answering {
 }
 
 /** A request in flight: the uWS response, the request, and (for Route.handle) the Reply that answers it. */
-class RequestExchange implements Exchange, Reply {
+class RequestExchange implements Exchange, Reply, Peer {
   aborted = false;
   wake?: () => void = undefined;
   /** Set while the body is still arriving: an abort then ends the request here, as no route will answer it. */
@@ -133,6 +133,16 @@ class RequestExchange implements Exchange, Reply {
     if (this.answered || this.request === null) return;
     this.answered = true;
     this.answering.finish(this, this.request, this.started, response);
+  }
+
+  address(): string {
+    // uWS throws on a response that was aborted or already ended.
+    if (this.aborted || this.answered) return '';
+    try {
+      return Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+    } catch {
+      return '';
+    }
   }
 
   fail(error: unknown): void {
@@ -380,6 +390,7 @@ export async function startUwsServer(routes: Route[], options: ServerOptions): P
         params,
         body: EMPTY_BODY,
         requestId: incomingId !== '' && REQUEST_ID.test(incomingId) ? incomingId : newRequestId(),
+        peer: exchange,
       };
       inFlight += 1;
       if (!route) {

@@ -1,10 +1,11 @@
 // Monitoring endpoints (scope `monitoring`): watch list, webhook endpoints, pull feed. Everything is per
 // account: any key of the account sees the account's list, endpoints and events, and nothing else (another
-// account's endpoint id is the same 404 as an unknown one). Redis trouble is a 503 with Retry-After (these are
+// account's endpoint id is the same 404 as an unknown one). Every call draws from the key's calls budget
+// (src/ratelimit/call-budget.ts). Redis trouble is a 503 with Retry-After (these are
 // management calls; the fail-closed 200 rule is for verdicts).
 import { z } from 'zod';
 import type { StoredApiKey } from '../auth/api-key.js';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import { AppError, type FieldError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
@@ -14,7 +15,7 @@ import type { Verdict } from '../core/verdict.js';
 import { decodeCursor, encodeCursor, type EventStore } from './event-store.js';
 import { EVENT_TYPES } from './events-model.js';
 import { checkWebhookUrl } from './ssrf.js';
-import { endpointView, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookStore } from './webhook-store.js';
+import { endpointView, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_QUEUE_MAX, type WebhookStore } from './webhook-store.js';
 import type { WatchItem, WatchListStore } from './watchlist.js';
 
 export const MAX_WATCH_ROWS = 5000;
@@ -24,7 +25,7 @@ const UNAVAILABLE_RETRY_SECONDS = '5';
 const MAX_REF_CHARS = 256;
 
 export interface MonitoringRouteDeps {
-  auth: Authenticator;
+  gate: CallGate;
   watch: WatchListStore;
   webhooks: WebhookStore;
   events: EventStore;
@@ -43,6 +44,15 @@ const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'Mo
 
 function validation(detail: string, errors: FieldError[]): AppError {
   return new AppError('validation_failed', detail, { errors });
+}
+
+/** A path segment percent-decoded, or null when its encoding is malformed. */
+export function decodePathSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
@@ -100,22 +110,16 @@ export const replayBody = z.union([
 ]);
 
 export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
-  async function authorise(request: HttpRequest): Promise<StoredApiKey> {
-    const result = await deps.auth.authenticate(request.headers['x-api-key'], 'monitoring', request.requestId);
-    if (result.kind === 'backend_unavailable') throw unavailable();
-    return result.key;
-  }
-
   /** Runs a handler body; Redis failures become 503, AppErrors pass through. */
   const route = (method: Route['method'], pattern: string, maxBodyBytes: number,
     act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>): Route => ({
     method, pattern, maxBodyBytes,
     async handler(request) {
-      const key = await authorise(request);
+      const { key, rateHeaders } = await deps.gate.admit(request, ['monitoring']);
       try {
         await deps.ready?.();
         const response = await act(key, request);
-        return { ...response, headers: { 'cache-control': 'no-store', ...response.headers }, log: { key_id: key.id, ...response.log } };
+        return { ...response, headers: { 'cache-control': 'no-store', ...rateHeaders, ...response.headers }, log: { key_id: key.id, ...response.log } };
       } catch (error) {
         if (error instanceof AppError) throw error;
         deps.log.warn({ err: error, request_id: request.requestId }, 'monitoring storage unavailable');
@@ -125,7 +129,9 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
   });
 
   const mcParam = (request: HttpRequest): string => {
-    const mc = normaliseMcNumber(decodeURIComponent(request.params[0] ?? ''));
+    // A malformed percent-encoding (`%ZZ`) is the client's mistake: the same 422 as any other bad MC number.
+    const decoded = decodePathSegment(request.params[0] ?? '');
+    const mc = decoded === null ? null : normaliseMcNumber(decoded);
     if (mc === null) throw validation('The path does not name a valid MC number.', [{ path: 'mc', message: 'must be 1-8 digits with an optional MC prefix' }]);
     return mc;
   };
@@ -236,9 +242,11 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
     }),
     route('POST', '/v1/webhooks/:id/enable', SMALL_BODY_LIMIT, async (key, request) => {
       const endpoint = await endpointOf(key, request);
-      const state = await deps.webhooks.state(key.account, endpoint.id);
-      await deps.webhooks.saveState(key.account, endpoint.id, { ...state, attempt: 0, nextAt: 0, firstFailedAt: 0 });
-      return { status: 200, json: endpointView(await deps.webhooks.setStatus(endpoint, 'active', null)) };
+      const dropped = await deps.webhooks.restart(key.account, endpoint.id);
+      return {
+        status: 200, json: endpointView(await deps.webhooks.setStatus(endpoint, 'active', null)),
+        log: { endpoint: endpoint.id, replay_dropped: dropped ?? undefined },
+      };
     }),
     route('GET', '/v1/webhooks/:id/deliveries', 0, async (key, request) => {
       const endpoint = await endpointOf(key, request);
@@ -257,8 +265,17 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
         const to = body.to ? Date.parse(body.to) : Date.now();
         ids = (await deps.events.range(key.account, Date.parse(body.from), to, 10_000)).map((entry) => entry.streamId);
       }
-      await deps.webhooks.queueReplay(key.account, endpoint.id, ids);
-      return { status: 202, json: { queued: ids.length }, log: { endpoint: endpoint.id, replay: ids.length } };
+      const queued = await deps.webhooks.queueReplay(key.account, endpoint.id, ids);
+      if (queued.added === null) {
+        throw new AppError('replay_queue_full', `The endpoint has ${queued.queued} replays queued; at most ${REPLAY_QUEUE_MAX} may wait at once. Retry when they are delivered, or ask for a shorter range.`, {
+          extensions: { replays_queued: queued.queued, limit: REPLAY_QUEUE_MAX },
+        });
+      }
+      // queued: the events this request added; an event already waiting for replay is not queued twice.
+      return {
+        status: 202, json: { queued: queued.added, already_queued: ids.length - queued.added, replays_pending: queued.queued },
+        log: { endpoint: endpoint.id, replay: queued.added },
+      };
     }),
 
     route('GET', '/v1/events', 0, async (key, request) => {

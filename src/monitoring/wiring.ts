@@ -1,7 +1,7 @@
 // Builds the monitoring feature from the composition root's parts: the API routes (request-path connection),
 // and in the worker role the change detector (one leader at a time) and the webhook deliverers, both on
 // patient connections of their own (a worker waits through Redis restarts rather than failing fast).
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import type { Config } from '../config.js';
 import { DecisionRecorder } from '../decisions/recorder.js';
 import type { Logger } from '../log.js';
@@ -28,7 +28,7 @@ export interface MonitoringParts {
   keys: RedisKeys;
   redis: RedisClient;
   state: LiveState;
-  auth: Authenticator;
+  gate: CallGate;
   eligibility: EligibilityService;
   /** The service's metrics; the worker registers monitoring's own on its registry. */
   metrics?: Metrics;
@@ -63,7 +63,7 @@ export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
   }));
   return monitoringRoutes({
     ready,
-    auth: parts.auth, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
+    gate: parts.gate, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
     maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
   });
 }

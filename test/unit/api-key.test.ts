@@ -64,9 +64,10 @@ describe('Authenticator on cached records (the per-request path)', () => {
     let clock = NOW;
     const reasons: string[] = [];
     const log = { info: (fields: { why?: string; scope?: string }) => reasons.push(fields.why ?? `scope:${fields.scope}`) } as unknown as Logger;
-    const store = { peek: () => record, find: async () => record } as unknown as KeyStore;
+    const probes: string[] = [];
+    const store = { peek: () => record, find: async () => record, probe: async (id: string) => { probes.push(id); } } as unknown as KeyStore;
     const auth = new Authenticator(store, log, () => clock);
-    return { auth, reasons, at: (ms: number) => { clock = ms; } };
+    return { auth, reasons, probes, at: (ms: number) => { clock = ms; } };
   }
   const outcome = (run: () => unknown): string => {
     try {
@@ -91,14 +92,18 @@ describe('Authenticator on cached records (the per-request path)', () => {
     expect(reasons).toEqual(['expired']);
   });
 
-  it('still rejects a wrong secret for a record verified before, and a missing scope on both paths', () => {
+  it('still rejects a wrong secret for a record verified before (after the lookup an unknown id costs too), and a missing scope on both paths', async () => {
     const { id, secret, plaintext } = generateApiKey();
-    const { auth, reasons } = harness(stored(secret, { id }));
+    const { auth, reasons, probes } = harness(stored(secret, { id }));
     expect(outcome(() => auth.authenticateCached(plaintext, 'batch', 'r1'))).toBe('forbidden');
     expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r2'))).toBe('ok');
     expect(outcome(() => auth.authenticateCached(plaintext, 'batch', 'r3'))).toBe('forbidden');
     const wrong = `cek_${id}_${'A'.repeat(43)}`;
-    expect(outcome(() => auth.authenticateCached(wrong, 'eligibility', 'r4'))).toBe('unauthorized');
+    // A wrong secret is not answered from the cache: authenticate() spends the lookup first.
+    expect(auth.authenticateCached(wrong, 'eligibility', 'r4')).toBeUndefined();
+    expect(probes).toEqual([]);
+    await expect(auth.authenticate(wrong, 'eligibility', 'r4')).rejects.toMatchObject({ kind: 'unauthorized' });
+    expect(probes).toEqual([id]);
     expect(outcome(() => auth.authenticateCached(plaintext, 'eligibility', 'r5'))).toBe('ok');
     expect(reasons).toEqual(['scope:batch', 'scope:batch', 'wrong_secret']);
   });

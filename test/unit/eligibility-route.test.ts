@@ -87,6 +87,7 @@ function harness(scenario: Scenario) {
 
 const request = (body: string): HttpRequest => ({
   method: 'POST', path: '/v1/eligibility', query: '', headers: { 'x-api-key': 'cek_x_y' }, params: [], body: Buffer.from(body), requestId: 'r1',
+  peer: { address: () => '127.0.0.1' },
 });
 
 /** The route's answer as a promise: its continuation form driven as the adapter drives it (a throw fails it too). */
