@@ -277,6 +277,8 @@ const monitoringWebhooks = {
   monitoringEvent: {
     post: {
       summary: 'A monitoring event, signed per Standard Webhooks; at least once, in order per carrier',
+      // The service calls the receiver, so no API key: the receiver verifies webhook-signature with its secret.
+      security: [],
       parameters: Object.entries(webhookHeaders).map(([name, header]) => ({ name, in: 'header', ...header })),
       requestBody: { required: true, content: json(schemaRef('Event')) },
       responses: {
@@ -295,6 +297,7 @@ const document = {
     version: '1.0.0',
     'x-service-version': SERVICE_VERSION,
     description: 'Fail-closed carrier eligibility verdicts by MC number, and asynchronous roster screening with a CSV report.',
+    license: { name: 'Proprietary: licensed to the operator of this service; not for redistribution', identifier: 'LicenseRef-Proprietary' },
   },
   servers: [{ url: '/' }],
   components: {
@@ -458,7 +461,14 @@ const document = {
       },
     },
     '/v1/health': {
-      get: { summary: 'Service and data-freshness health (always 200 while running)', responses: { 200: { description: 'Health' } } },
+      get: {
+        summary: 'Service and data-freshness health (always 200 while running; no key: probes call it)',
+        security: [],
+        responses: {
+          200: { description: 'Health' },
+          400: { description: 'Malformed request, refused by the HTTP layer before any route (empty body, connection closed; docs/http.md)' },
+        },
+      },
     },
     '/v1/batch': {
       post: {
@@ -500,6 +510,48 @@ const document = {
   webhooks: monitoringWebhooks,
   'x-problem-statuses': Object.fromEntries(ERROR_KINDS.map((kind) => [kind, PROBLEMS[kind].status])),
 };
+
+/**
+ * Every operation's operationId (client generators name their methods by it), by `METHOD path`; an operation
+ * missing here stops the build, so a new route cannot ship without one. test/unit/openapi-lint.test.ts keeps the
+ * document clean under redocly's recommended rules.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'post /v1/eligibility': 'checkEligibility',
+  'get /v1/decisions/{id}': 'getDecision',
+  'get /v1/health': 'getHealth',
+  'post /v1/batch': 'submitBatch',
+  'get /v1/batch/{id}': 'getBatch',
+  'delete /v1/batch/{id}': 'cancelBatch',
+  'get /v1/batch/{id}/report': 'getBatchReport',
+  'put /v1/watchlist/{mc}': 'watchCarrier',
+  'delete /v1/watchlist/{mc}': 'unwatchCarrier',
+  'post /v1/watchlist': 'watchCarriers',
+  'get /v1/watchlist': 'listWatchlist',
+  'post /v1/webhooks': 'createWebhook',
+  'get /v1/webhooks': 'listWebhooks',
+  'get /v1/webhooks/{id}': 'getWebhook',
+  'delete /v1/webhooks/{id}': 'deleteWebhook',
+  'post /v1/webhooks/{id}/rotate-secret': 'rotateWebhookSecret',
+  'post /v1/webhooks/{id}/enable': 'enableWebhook',
+  'get /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
+  'post /v1/webhooks/{id}/replay': 'replayWebhookEvents',
+  'get /v1/events': 'listEvents',
+  'post monitoringEvent': 'receiveMonitoringEvent',
+};
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+for (const group of [document.paths, document.webhooks] as Record<string, Record<string, Record<string, unknown>>>[]) {
+  for (const [path, item] of Object.entries(group)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const id = OPERATION_IDS[`${method} ${path}`];
+      if (id === undefined) throw new Error(`scripts/openapi.ts: no operationId for ${method.toUpperCase()} ${path}; add one to OPERATION_IDS`);
+      // operationId first after the summary, so it reads as the operation's name.
+      const { summary, ...rest } = operation;
+      item[method] = summary === undefined ? { operationId: id, ...rest } : { summary, operationId: id, ...rest };
+    }
+  }
+}
 
 writeFileSync(new URL('../src/http/openapi.json', import.meta.url), `${JSON.stringify(document, null, 2)}\n`);
 process.stdout.write('wrote src/http/openapi.json\n');
