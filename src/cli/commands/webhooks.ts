@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseInstant } from '../../core/dates.js';
 import { EventStore } from '../../monitoring/event-store.js';
 import { monitoringKeys } from '../../monitoring/keys.js';
-import { endpointView, WebhookStore } from '../../monitoring/webhook-store.js';
+import { endpointView, REPLAY_QUEUE_MAX, WebhookStore } from '../../monitoring/webhook-store.js';
 import { CliError, printJson, withContext } from '../context.js';
 
 function instant(raw: string, flag: string): number {
@@ -70,8 +70,15 @@ export function register(program: Command): void {
           const to = options.to === undefined ? Date.now() : instant(options.to, '--to');
           ids = (await events.range(options.account, from, to, 100_000)).map((entry) => entry.streamId);
         }
-        await store.queueReplay(options.account, id, ids);
-        printJson({ account: options.account, endpoint: id, queued: ids.length, status: endpoint.status });
+        const queued = await store.queueReplay(options.account, id, ids);
+        if (queued.added === null) {
+          throw new CliError(`endpoint ${id} has ${queued.queued} replays waiting; ${ids.length} more would pass the limit of ${REPLAY_QUEUE_MAX}: nothing queued`);
+        }
+        // An event already waiting for replay is not queued twice.
+        printJson({
+          account: options.account, endpoint: id, queued: queued.added, already_queued: ids.length - queued.added,
+          replays_pending: queued.queued, status: endpoint.status,
+        });
       });
     });
 }
