@@ -101,6 +101,14 @@ export const configSchema = z.object({
     .describe('A webhook delivery is retried (exponential backoff with jitter) for this long before it is given up'),
   WEBHOOK_RETRY_BASE_MS: int(10, 600_000).default(5000).describe('First webhook retry delay; doubles per attempt (capped at 1 h)'),
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000).describe('A webhook POST that takes longer counts as a failed attempt'),
+  INGEST_MAX_BIPD_USD: int(1_000_000, 1_000_000_000).default(50_000_000)
+    .describe('A BIPD amount above this (US dollars) refuses its file: no real policy is that large, a file in the wrong units is (docs/ingest.md)'),
+  INGEST_MAX_UNKNOWN_SHARE: z.coerce.number().min(0).max(1).default(0.01)
+    .describe('Largest share of a coded field (status, flag, rating) outside its closed value set before the ingest is refused'),
+  INGEST_MAX_BLANK_RISE: z.coerce.number().min(0).max(1).default(0.05)
+    .describe('Largest rise of a coded field\'s blank share against the serving snapshot (share points) before the ingest is refused'),
+  INGEST_MAX_QUARANTINE_SHARE: z.coerce.number().min(0).max(1).default(0.005)
+    .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

@@ -71,6 +71,8 @@ export interface CarrierRecord {
   /** An out-of-service order in force (status ACTIVE and not rescinded). */
   oos_order: { since: string | null; reason: string } | null;
   hits: WatchlistHit[];
+  /** Fields ("source.FIELD") of the carrier's rows the ingest could not read and set aside; absent when none. */
+  unreadable?: string[];
 }
 
 /** What a snapshot lookup yields for one MC number. */
@@ -102,4 +104,8 @@ export interface SnapshotMeta {
   created_at: string;
   carrier_count: number;
   sources: Partial<Record<SourceName, SourceFreshness>>;
+  /** Per coded field ("census.STATUS_CODE"): rows, blank and unknown values read (the next ingest compares its own). */
+  fields?: Record<string, { rows: number; blank: number; unknown: number }>;
+  /** Rows set aside as unreadable (their carriers answer carrier_record_unreadable). */
+  quarantined_rows?: number;
 }

@@ -117,6 +117,7 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
 
   if (record.oos_order) reasons.push('out_of_service_order');
   if (record.usdot_status !== 'A') reasons.push('usdot_inactive');
+  if (record.unreadable?.length) reasons.push('carrier_record_unreadable');
 
   const { authority } = record;
   if (authority.status !== 'active') reasons.push('authority_not_active');

@@ -106,6 +106,10 @@ function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, 
       return [item(reason, 'oos', record.dot, { order_date: record.oos_order?.since ?? null, order_reason: record.oos_order?.reason ?? null })];
     case 'usdot_inactive':
       return [item(reason, 'census', record.dot, { usdot_status: record.usdot_status }, { required_status: 'A' })];
+    case 'carrier_record_unreadable': {
+      const first = record.unreadable?.[0]?.split('.')[0] as SourceName | undefined;
+      return [item(reason, first ?? 'census', record.dot, { unreadable_fields: record.unreadable ?? [] })];
+    }
     case 'authority_not_active':
       return [item(reason, 'authority', docket, { authority_status: record.authority.status, granted_on: record.authority.granted_on })];
     case 'authority_revoked':

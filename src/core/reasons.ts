@@ -10,6 +10,7 @@ export const REASONS = {
   authority_revoked: { kind: 'hard_stop', description: 'Operating authority revoked or suspended (effective)' },
   unsatisfactory_safety_rating: { kind: 'hard_stop', description: 'FMCSA safety rating Unsatisfactory' },
   usdot_inactive: { kind: 'hard_stop', description: 'USDOT registration is not active' },
+  carrier_record_unreadable: { kind: 'hard_stop', description: 'Part of the carrier\'s record in the public files could not be read (set aside at ingest); nothing can be vouched for until it is' },
   possible_ofac_match: { kind: 'review', description: 'Name is similar to an OFAC entry; needs a human look' },
   possible_sam_exclusion: { kind: 'review', description: 'Name is similar to a SAM.gov exclusion; needs a human look' },
   ofac_consolidated_match: { kind: 'review', description: 'Name matches an OFAC consolidated (non-SDN) list entry: sectoral, CMIC, NS-PLC and similar restrictions, not blocking' },

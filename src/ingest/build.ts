@@ -3,6 +3,7 @@
 import type { CarrierRecord, WatchlistHit } from '../core/carrier.js';
 import { place } from '../match/address.js';
 import type { WatchlistIndex } from '../match/watchlist-index.js';
+import type { Quarantine } from './quarantine.js';
 import type { SlotIndex } from './slot-index.js';
 import type { DnuEntry } from './dnu.js';
 import type { AuthorityTable } from './sources/authority.js';
@@ -27,6 +28,8 @@ export interface JoinedSources {
   authorityAsOf: (mc: number) => string | null;
   /** As-of (RFC 3339) of the newest revocation data read, or null without a revocations file. */
   revocationsAsOf: string | null;
+  /** Rows set aside as unreadable, by the carrier they belong to (absent in callers that quarantine nothing). */
+  quarantine?: Quarantine;
 }
 
 /**
@@ -65,7 +68,8 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
     hits.push({ list: 'dnu', entry_id: mcText, matched_name: identity.legalName, carrier_name: identity.legalName, score: 1, exact: true, note: dnu.reason });
   }
   // The census address lets a listed address agree (or disagree) with the carrier's (src/match/address.ts).
-  hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName], census?.place ? place(census.place) : null));
+  hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName, ...(census?.otherNames ?? [])], census?.place ? place(census.place) : null));
+  const unreadable = [...census?.unreadable ?? [], ...sources.quarantine?.fieldsOf(mc, identity.dot) ?? []];
 
   return {
     mc: mcText,
@@ -92,5 +96,6 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
     mcs150_date: census?.mcs150Date ?? null,
     oos_order: oos ? { since: oos.since, reason: oos.reason } : null,
     hits,
+    ...(unreadable.length > 0 ? { unreadable: [...new Set(unreadable)] } : {}),
   };
 }

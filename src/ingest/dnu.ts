@@ -50,6 +50,19 @@ export function isDnuActive(entry: DnuEntry, nowMs: number): boolean {
   return 'error' in parsed || parsed.ms > nowMs;
 }
 
+/**
+ * Two entries for one MC (two file rows, or the file and the live list): the ban that lasts longer, never the first
+ * or the last. A permanent ban (no expiry) beats any temporary one; an unreadable expiry counts as permanent.
+ */
+export function longerBan(a: DnuEntry, b: DnuEntry): DnuEntry {
+  const until = (entry: DnuEntry): number => {
+    if (entry.expires_at === null) return Infinity;
+    const parsed = parseInstant(entry.expires_at, { nowMs: 0 });
+    return 'error' in parsed ? Infinity : parsed.ms;
+  };
+  return until(b) > until(a) ? b : a;
+}
+
 export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (bytes: number, chunk?: Buffer) => void, nowMs = Date.now()): Promise<Map<string, DnuEntry>> {
   const entries = new Map<string, DnuEntry>();
   let header: HeaderMap | null = null;
@@ -62,7 +75,8 @@ export async function loadDnuFile(file: string, stats: SourceStats, onBytes: (by
     const fields = header.reader(row, cells);
     const parsed = parseDnuEntry(fields.text('mc_number'), fields.text('reason'), fields.text('added_at'), fields.text('expires_at'), nowMs);
     if ('error' in parsed) throw new IngestError(file, row, parsed.field, parsed.error);
-    entries.set(parsed.mc, parsed.entry);
+    const earlier = entries.get(parsed.mc);
+    entries.set(parsed.mc, earlier ? longerBan(earlier, parsed.entry) : parsed.entry);
   }
   return entries;
 }

@@ -15,3 +15,6 @@ export class IngestError extends Error {
     this.name = 'IngestError';
   }
 }
+
+/** A row whose value shows the whole file is wrong (units, layout): refuses the file, never set aside as one row. */
+export class FileLevelError extends IngestError {}

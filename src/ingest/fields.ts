@@ -111,7 +111,11 @@ export class HeaderMap {
     this.width = header.length;
     header.forEach((name, position) => {
       const key = name.replace(/^\uFEFF/, '').trim().toUpperCase();
-      if (!this.index.has(key)) this.index.set(key, position);
+      // Two columns of one name: which copy a rule reads would be a guess, so the file is refused.
+      if (this.index.has(key) && key !== '') {
+        throw new IngestError(file, 1, name.trim(), `duplicated header name (columns ${(this.index.get(key) ?? 0) + 1} and ${position + 1})`);
+      }
+      this.index.set(key, position);
     });
     for (const name of required) {
       if (!this.index.has(name.toUpperCase())) throw new IngestError(file, 1, name, 'required column missing from header');

@@ -11,8 +11,11 @@ import type { SourceName } from '../core/ruleset.js';
 import { WatchlistIndex } from '../match/watchlist-index.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { JoinedSources } from './build.js';
-import { isDnuActive, loadDnuFile, readDnuHash, type DnuEntry } from './dnu.js';
+import { isDnuActive, loadDnuFile, longerBan, readDnuHash, type DnuEntry } from './dnu.js';
 import { IngestError } from './errors.js';
+import { sniffFile } from './sniff.js';
+import type { CodedFields } from './coded-fields.js';
+import type { Quarantine } from './quarantine.js';
 import type { ProgressReporter } from './progress.js';
 import { loadAuthority, mergeAuthority } from './sources/authority.js';
 import { SourceStats, type AmountUnits, type LoadContext } from './sources/common.js';
@@ -65,6 +68,8 @@ export interface LoadedSources {
   freshness: Partial<Record<SourceName, SourceFreshness>>;
   reports: FileReport[];
   files: FileRecord[];
+  /** Cross-file inconsistencies found while loading (an alias of an entry its primary file lacks), refused after the row guards. */
+  problems: IngestError[];
 }
 
 /** A calendar day in a file's name (revocation_2024_08_06.csv, sdn_20261121.csv), or null. */
@@ -115,6 +120,33 @@ function sourceAsOf(source: SourceName, files: FileRecord[], ingestedAt: string)
   return { as_of: pick.as_of, as_of_from: pick.as_of_from };
 }
 
+/** The same bytes never feed two sources (or one source twice): the SDN files given as the consolidated list, say. */
+export function checkDistinctFiles(records: ReadonlyArray<Pick<FileRecord, 'source' | 'path' | 'sha256' | 'rows'>>): void {
+  const seen = new Map<string, Pick<FileRecord, 'source' | 'path'>>();
+  for (const record of records) {
+    if (record.rows === 0) continue;
+    const other = seen.get(record.sha256);
+    if (other) {
+      throw new IngestError(record.path, null, null,
+        `${record.source}: the same file (SHA-256 ${record.sha256.slice(0, 12)}…) as ${other.path} (${other.source}); one file never feeds two sources`);
+    }
+    seen.set(record.sha256, record);
+  }
+}
+
+/** The files of one list (OFAC primary, alias, address) must carry the same date: a list is one publication. */
+function checkSameDate(records: ReadonlyArray<FileRecord>): void {
+  for (const source of ['ofac_sdn', 'ofac_cons'] as const) {
+    const mine = records.filter((record) => record.source === source && record.asOf);
+    const first = mine[0];
+    const other = mine.find((record) => record.asOf!.as_of.slice(0, 10) !== first?.asOf!.as_of.slice(0, 10));
+    if (first && other) {
+      throw new IngestError(other.path, null, null,
+        `${source}: dated ${other.asOf!.as_of.slice(0, 10)} but ${first.name} is dated ${first.asOf!.as_of.slice(0, 10)}; the files of one list must be of the same publication`);
+    }
+  }
+}
+
 export async function checkReadable(files: IngestFiles): Promise<void> {
   for (const file of Object.values(files)) {
     if (file === undefined) continue;
@@ -124,6 +156,8 @@ export async function checkReadable(files: IngestFiles): Promise<void> {
     } catch (error) {
       throw new IngestError(file, null, null, `cannot read: ${(error as Error).message}`);
     }
+    const kind = await sniffFile(file);
+    if (kind !== null) throw new IngestError(file, null, null, `this is ${kind}, not a CSV file; unpack or re-download it`);
   }
 }
 
@@ -165,6 +199,9 @@ export interface LoadOptions {
   warn: (message: string) => void;
   /** Operator-given as-of per source (RFC 3339, already validated: strict, not in the future). */
   sourceAsOf: Partial<Record<SourceName, string>>;
+  coded?: CodedFields;
+  quarantine?: Quarantine;
+  maxBipdUsd?: number;
 }
 
 export async function loadSources(redis: RedisClient, keys: RedisKeys, options: LoadOptions): Promise<LoadedSources> {
@@ -185,7 +222,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
     const hash = new StreamingHash((bytes) => bar.bytes(bytes));
     const context: LoadContext = {
       today: options.today, nowMs: options.nowMs, insuranceUnits: options.insuranceUnits, warn: options.warn,
-      onBytes: hash.onBytes, mcSlots,
+      onBytes: hash.onBytes, mcSlots, coded: options.coded, quarantine: options.quarantine, maxBipdUsd: options.maxBipdUsd,
     };
     const result = await body(context, stats);
     bar.done(stats.rows);
@@ -212,6 +249,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   const oos = files.oos ? await load('oos', files.oos, (c, s) => loadOosOrders(files.oos!, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
+  const problems: Array<IngestError | null> = [];
   for (const [source, prim, alt, add] of [
     ['ofac_sdn', files.ofacSdn, files.ofacAlt, files.ofacAdd], ['ofac_cons', files.ofacCons, files.ofacConsAlt, files.ofacConsAdd],
   ] as const) {
@@ -222,8 +260,8 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
     }
     // OFAC's CSV files carry no date at all: the as-of comes from the operator's flag (or the file name).
     const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s), () => null);
-    if (alt) await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null);
-    if (add) await load(source, add, (c, s) => loadOfacAddresses(add, source, watchlists, c, s), () => null);
+    if (alt) problems.push(await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null));
+    if (add) problems.push(await load(source, add, (c, s) => loadOfacAddresses(add, source, watchlists, c, s, entities), () => null));
   }
   if (files.sam) {
     await load('sam', files.sam, (c, s) => loadSamExclusions(files.sam!, watchlists, c, s), (result) => {
@@ -241,16 +279,21 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   if (options.useRedisDnu) {
     const live = await readDnuHash(redis, keys);
     liveDnuRows = live.size;
-    for (const [mc, entry] of live) dnu.set(mc, entry);
+    for (const [mc, entry] of live) {
+      const earlier = dnu.get(mc);
+      dnu.set(mc, earlier ? longerBan(earlier, entry) : entry);
+    }
   }
   for (const [mc, entry] of dnu) if (!isDnuActive(entry, options.nowMs)) dnu.delete(mc);
 
+  checkDistinctFiles(records);
   // An empty file has no as-of to find: the row guards (run.ts) refuse it with a clearer line than "no as-of".
   for (const record of records) {
     if (record.source !== 'dnu' && record.rows > 0) {
       record.asOf = resolveFileAsOf(record.source, record, options.sourceAsOf[record.source], options.nowMs, options.warn);
     }
   }
+  checkSameDate(records);
   const freshness: Partial<Record<SourceName, SourceFreshness>> = {};
   for (const source of new Set(records.map((record) => record.source))) {
     const mine = records.filter((record) => record.source === source);
@@ -286,7 +329,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
     .map((record) => record.asOf?.as_of ?? '').sort().at(-1) || null;
 
   return {
-    joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots, authorityAsOf, revocationsAsOf },
-    freshness, reports, files: records,
+    joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots, authorityAsOf, revocationsAsOf, quarantine: options.quarantine },
+    freshness, reports, files: records, problems: problems.filter((problem): problem is IngestError => problem !== null),
   };
 }

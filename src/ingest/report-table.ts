@@ -1,5 +1,6 @@
 // The final table an operator reads after an ingest: rows read and skipped per file, carriers built,
 // flags by reason (under the default rule set, evaluated at ingest time).
+import { formatGuardTable } from './change-guards.js';
 import type { IngestReport } from './run.js';
 
 function table(rows: string[][]): string {
@@ -36,6 +37,14 @@ export function formatIngestReport(report: IngestReport): string {
     absent.length > 0 ? `sources not given (recorded as present: false): ${absent.join(', ')}` : 'all sources present',
     '',
     flags,
+    '',
+    'change guards (serving snapshot → this ingest):',
+    formatGuardTable(report.guards),
+    '',
+    report.quarantined.length === 0 ? 'rows set aside as unreadable: none'
+      : [`rows set aside as unreadable (their carriers answer carrier_record_unreadable): ${report.quarantined.length}`,
+        ...report.quarantined.slice(0, 50).map((row) => `  ${row.file}, row ${row.row ?? '-'}, field ${row.field ?? '-'}: ${row.why}${row.mc !== null ? ` (MC ${row.mc})` : row.dot !== null ? ` (DOT ${row.dot})` : ''}`),
+        ...(report.quarantined.length > 50 ? [`  … and ${report.quarantined.length - 50} more`] : [])].join('\n'),
     '',
     `took ${(report.durationMs / 1000).toFixed(1)} s; warnings: ${report.warnings.length}; old versions removed: ${report.removedVersions.length}`,
   ].join('\n');

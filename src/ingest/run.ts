@@ -19,11 +19,16 @@ import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
 import { checkCensusCoverage, checkSourceRows, MAX_SHRINK } from './guards.js';
 import {
-  checkReadable, loadSources, resolveFileAsOf, StreamingHash, type FileRecord, type FileReport, type IngestFiles,
+  checkDistinctFiles, checkReadable, loadSources, resolveFileAsOf, StreamingHash, type FileRecord, type FileReport, type IngestFiles,
 } from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
+import { codedFieldGuards, DEFAULT_CHANGE_LIMITS, enforceGuards, type ChangeLimits, type GuardRow } from './change-guards.js';
+import { CodedFields } from './coded-fields.js';
+import { checkQuarantine, DEFAULT_MAX_QUARANTINE_SHARE, Quarantine, type QuarantinedRow } from './quarantine.js';
+import { DEFAULT_MAX_BIPD_USD } from './sources/common.js';
 import { loadAuthorityNames } from './sources/authority.js';
-import { readCensus, type CensusRow } from './sources/census.js';
+import { mergeCensusRows, readCensus, type CensusRow } from './sources/census.js';
+import { DotBitmap } from './dot-bitmap.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
 
 export type { IngestFiles } from './load-sources.js';
@@ -50,7 +55,20 @@ export interface IngestOptions {
   progress?: ProgressReporter;
   /** Rule set the final table's "flags by reason" is computed with (default: the built-in default). */
   rules?: RuleSet;
+  /** Limits of the plausibility, quarantine and change guards (config: INGEST_*). */
+  limits?: Partial<IngestLimits>;
+  /** Change guards the operator accepts for this ingest, by name (`--accept GUARD`). */
+  accept?: readonly string[];
 }
+
+export interface IngestLimits extends ChangeLimits {
+  maxBipdUsd: number;
+  maxQuarantineShare: number;
+}
+
+export const DEFAULT_INGEST_LIMITS: IngestLimits = {
+  ...DEFAULT_CHANGE_LIMITS, maxBipdUsd: DEFAULT_MAX_BIPD_USD, maxQuarantineShare: DEFAULT_MAX_QUARANTINE_SHARE,
+};
 
 export interface IngestReport {
   version: string;
@@ -66,6 +84,10 @@ export interface IngestReport {
   warnings: string[];
   removedVersions: string[];
   durationMs: number;
+  /** Every change guard with the serving and candidate values (printed after every ingest). */
+  guards: GuardRow[];
+  /** Rows set aside as unreadable; their carriers answer carrier_record_unreadable. */
+  quarantined: QuarantinedRow[];
 }
 
 /** Lets listpack hashes hold our compact records; ignored where CONFIG is disabled (managed Redis). */
@@ -113,6 +135,9 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   resolveAsOf(options.asOf, nowMs, '');
   await checkReadable(options.files);
 
+  const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.limits };
+  const coded = new CodedFields();
+  const quarantine = new Quarantine();
   const release = await acquireIngestLock(redis, keys);
   const version = newSnapshotVersion(nowMs);
   const writer = new SnapshotWriter(redis, keys, version);
@@ -122,7 +147,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     await raiseListpackValueLimit(redis, warn);
     const loaded = await loadSources(redis, keys, {
       files: options.files, today, nowMs, insuranceUnits: options.insuranceUnits ?? 'auto',
-      useRedisDnu: options.useRedisDnu ?? true, progress, warn, sourceAsOf,
+      useRedisDnu: options.useRedisDnu ?? true, progress, warn, sourceAsOf, coded, quarantine, maxBipdUsd: limits.maxBipdUsd,
     });
     for (const source of Object.keys(sourceAsOf) as SourceName[]) {
       if (source !== 'census' && !loaded.freshness[source]) warn(`--as-of-source ${source} given, but no ${source} file was`);
@@ -134,12 +159,14 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     const currentMeta = currentRaw ? (JSON.parse(currentRaw) as SnapshotMeta) : null;
     // Every side source against the one it replaces, before the (long) census pass.
     checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census'), files: loaded.files });
+    if (loaded.problems[0]) throw loaded.problems[0];
 
     await writer.begin(nowMs);
     begun = true;
     const censusStats = new SourceStats();
     const censusHash = new StreamingHash(() => undefined);
-    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs, censusHash);
+    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs, censusHash,
+      { coded, quarantine, maxBipdUsd: limits.maxBipdUsd, warn });
 
     const censusSize = (await stat(options.files.census)).size;
     const censusFile: FileRecord = {
@@ -154,6 +181,14 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       files: [{ name: censusFile.name, sha256: censusFile.sha256, bytes: censusFile.bytes, rows: censusFile.rows }],
     };
     checkSourceRows(sources, currentMeta, { force, maxShrink, only: ['census'], files: [censusFile] });
+    checkDistinctFiles([...loaded.files, censusFile]);
+    checkQuarantine(quarantine, (source) => sources[source]?.rows ?? 0, limits.maxQuarantineShare);
+    const fileOf = (key: string) => {
+      const source = key.split('.')[0] as SourceName;
+      return source === 'census' ? options.files.census : loaded.files.find((file) => file.source === source)?.path ?? source;
+    };
+    const guards = enforceGuards(codedFieldGuards(coded.toJSON(), currentMeta?.fields, limits, fileOf), options.accept ?? []);
+    for (const name of guards.unused) warn(`--accept ${name}: no such guard was beyond its limit in this ingest`);
     if (censusFile.rows > 0) Object.assign(sources.census, resolveFileAsOf('census', censusFile, sourceAsOf.census, nowMs, warn));
     checkCensusCoverage(options.files.census, loaded.joined.authority.byMc.size, counts.uncovered, { force, maxGap: options.maxCensusGap });
     const previousCount = currentMeta?.carrier_count ?? 0;
@@ -169,6 +204,8 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       created_at: new Date(nowMs).toISOString(),
       carrier_count: counts.carriers,
       sources,
+      fields: Object.fromEntries(Object.entries(coded.toJSON()).map(([key, { rows, blank, unknown }]) => [key, { rows, blank, unknown }])),
+      quarantined_rows: quarantine.rows.length,
     };
     const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS);
     removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
@@ -176,7 +213,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       version, previous, meta: { ...meta, version },
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],
       fileRecords: [...loaded.files, censusFile],
-      ...counts, warnings, removedVersions, durationMs: Date.now() - started,
+      ...counts, warnings, removedVersions, durationMs: Date.now() - started, guards: guards.rows, quarantined: quarantine.rows,
     };
   } catch (error) {
     // Nothing to remove before begin(): refusals found while loading the side files leave Redis untouched.
@@ -199,6 +236,7 @@ interface WriteCounts {
 async function writeCarriers(
   writer: SnapshotWriter, sources: JoinedSources, options: IngestOptions, stats: SourceStats,
   progress: ProgressReporter, rules: RuleSet, nowMs: number, hash: StreamingHash,
+  checks: { coded: CodedFields; quarantine: Quarantine; maxBipdUsd: number; warn: (message: string) => void },
 ): Promise<WriteCounts> {
   // MC → first DOT seen; an MC seen under a second DOT is rewritten as ambiguous (HSET overwrites).
   const emitted = new EmittedDots(sources.mcSlots);
@@ -249,18 +287,53 @@ async function writeCarriers(
     await writer.put(String(mc), { ambiguous: [...dots].map((dot) => String(dot ?? '')) });
   };
 
+  /** Rewrites a carrier already written from a census row with a merged row (duplicated DOT). */
+  const replace = async (mc: number, census: CensusRow, identity: CarrierIdentity) => {
+    if (emitted.firstDot(mc) !== identity.dot || ambiguous.has(mc)) return emit(mc, census, identity);
+    const record: CarrierRecord = buildRecord(mc, census, identity, sources);
+    const reasons = carrierReasons(record, rules, nowMs);
+    if (!reasonsOf.has(mc)) counts.eligible -= 1;
+    tally(mc, reasons.length > 0 ? reasons : null);
+    if (reasons.length > 0) reasonsOf.set(mc, interned(reasons));
+    else { reasonsOf.delete(mc); counts.eligible += 1; }
+    await writer.put(String(mc), record);
+  };
+
   const bar = progress.file('census', (await stat(options.files.census)).size, () => stats.rows);
   const context = {
     today: new Date(nowMs).toISOString().slice(0, 10), nowMs, insuranceUnits: options.insuranceUnits ?? 'auto', warn: progress.log,
     onBytes: (bytes: number, chunk?: Buffer) => { bar.bytes(bytes); hash.onBytes(bytes, chunk); },
+    coded: checks.coded, quarantine: checks.quarantine, maxBipdUsd: checks.maxBipdUsd,
   };
+  // A DOT met twice is set aside and resolved after the pass (most restrictive reading of all its rows).
+  const seenDots = new DotBitmap();
+  const duplicated = new Set<number>();
   for await (const row of readCensus(options.files.census, context, stats)) {
+    if (seenDots.testAndSet(row.dot)) { duplicated.add(row.dot); continue; }
     const mcs = new Set(row.mcs);
     for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
     if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
     for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName });
   }
   bar.done(stats.rows);
+
+  if (duplicated.size > 0) {
+    // Second read of the census for the few duplicated DOTs only; their carriers are rewritten from the merge.
+    const rows = new Map<number, CensusRow[]>();
+    const quiet = { ...context, onBytes: () => undefined, coded: new CodedFields(), quarantine: new Quarantine() };
+    for await (const row of readCensus(options.files.census, quiet, new SourceStats())) {
+      if (duplicated.has(row.dot)) rows.set(row.dot, [...rows.get(row.dot) ?? [], row]);
+    }
+    let conflicting = 0;
+    for (const [dot, group] of rows) {
+      const merged = mergeCensusRows(group);
+      if (merged.conflicting) conflicting += 1;
+      const mcs = new Set(merged.row.mcs);
+      for (const mc of sources.authority.mcsByDot.get(dot) ?? []) mcs.add(mc);
+      for (const mc of mcs) await replace(mc, merged.row, { dot, legalName: merged.row.legalName, dbaName: merged.row.dbaName });
+    }
+    checks.warn(`${options.files.census}: ${duplicated.size} DOT number(s) listed more than once (${conflicting} with different facts, e.g. DOT ${[...duplicated].slice(0, 3).join(', ')}); the most restrictive reading of their rows was kept`);
+  }
 
   // Dockets in the authority file that no census row covers: still found (fail closed: no census → usdot_inactive).
   const orphans = new Set<number>();

@@ -69,6 +69,8 @@ export const WITH_REASONS: SampleCarrier[] = [
   { mc: 200019, dot: d(200019), legal: 'HAZMAT ON A BUDGET LLC', hazmat: true, bipdK: 750 },
   { mc: 200020, dot: d(200020), legal: 'PENDING APPLICATION CARRIERS', common: 'N', commonPending: true },
   { mc: 200021, dot: d(200021), legal: 'CANCEL NOTICE TRUCKING INC', policyCancelInDays: 15 },
+  // A census row with no legal name: nothing to screen, so the record is set aside as unreadable.
+  { mc: 200090, dot: d(200090), legal: '' },
 ];
 
 const FIRST = ['ALPINE', 'BAYOU', 'CANYON', 'DELTA', 'EAGLE', 'FRONTIER', 'GRANITE', 'HARBOR', 'IRONWOOD', 'JUNIPER',
@@ -120,4 +122,5 @@ export const DEMO_CARRIERS: DemoCarrier[] = [
   review(200019, ['insurance_below_minimum'], 'hazmat carrier with $750k'),
   blocked(200020, ['authority_not_active'], 'authority application pending'),
   review(200021, ['insurance_cancellation_pending'], 'BIPD cancellation (ActPendInsur) in 15 days'),
+  blocked(200090, ['carrier_record_unreadable'], 'census row with an empty LEGAL_NAME (nothing to screen)'),
 ];

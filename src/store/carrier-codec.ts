@@ -112,8 +112,10 @@ function decodeHits(json: string): WatchlistHit[] {
 export function encodeCarrier(value: StoredCarrier): string {
   if ('ambiguous' in value) return `A|${value.ambiguous.join(',')}`;
   const r = value;
+  // A record with unreadable fields is tagged Q:<fields> instead of R (older records never carry it).
+  const tag = r.unreadable?.length ? `Q:${r.unreadable.map((field) => field.replace(/[|,]/g, ' ')).join(',')}` : 'R';
   return [
-    'R', r.dot ?? '', text(r.legal_name, LEGAL_NAME_MAX), text(r.dba_name, DBA_NAME_MAX), text(r.usdot_status, 4),
+    tag, r.dot ?? '', text(r.legal_name, LEGAL_NAME_MAX), text(r.dba_name, DBA_NAME_MAX), text(r.usdot_status, 4),
     AUTH_CODE[r.authority.status], date(r.authority.granted_on), date(r.authority.revocation_pending_on),
     date(r.authority.revoked_on), amount(r.insurance.bipd_on_file_usd), amount(r.insurance.bipd_required_usd),
     date(r.insurance.cancellation_effective_on), r.hazmat ? '1' : '', text(r.safety_rating, 1), date(r.mcs150_date),
@@ -137,7 +139,9 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
   }
   const parts = encoded.split('|');
   if (parts[0] === 'A') return { kind: 'ambiguous', mc, dot_numbers: (parts[1] ?? '').split(',').filter(Boolean) };
-  if (parts[0] !== 'R' || parts.length < 18) throw new Error(`undecodable carrier record for MC ${mc}`);
+  const tag = parts[0] ?? '';
+  const unreadable = tag.startsWith('Q:') ? tag.slice(2).split(',').filter(Boolean) : null;
+  if ((tag !== 'R' && unreadable === null) || parts.length < 18) throw new Error(`undecodable carrier record for MC ${mc}`);
   const p = (index: number): string => parts[index] ?? '';
   return {
     kind: 'found',
@@ -164,6 +168,7 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
       oos_order: p(16) ? { since: undate(p(15)), reason: p(16) } : null,
       // Hit JSON may itself contain '|' (names), so it is everything after the 17th separator.
       hits: decodeHits(parts.length === 18 ? p(17) : parts.slice(17).join('|')),
+      ...(unreadable ? { unreadable } : {}),
     },
   };
 }

@@ -84,7 +84,7 @@ describe('OFAC (real files)', () => {
   });
   it('a malformed row aborts naming file and row', async () => {
     const path = await file('bad-sdn.csv', '1,"A",-0- \r\n');
-    await expect(loadOfacPrimary(path, 'ofac_sdn', new WatchlistIndex(), context(), new SourceStats())).rejects.toThrow(/bad-sdn.csv, row 1: expected 12 fields, found 3/);
+    await expect(loadOfacPrimary(path, 'ofac_sdn', new WatchlistIndex(), context(), new SourceStats())).rejects.toThrow(/bad-sdn.csv, row 1: expected 12 fields \(an OFAC primary file\), found 3/);
   });
 });
 
@@ -123,7 +123,7 @@ describe('authority', () => {
     await expect(loadAuthority(path, context())).rejects.toThrow(IngestError);
     await expect(loadAuthority(path, context())).rejects.toThrow('row 1: expected 43 fields, found 3');
   });
-  it('Motus Carrier: one row per authority, best carrier status wins, brokers do not count, unknown values warn', async () => {
+  it('Motus Carrier: one row per authority kind, best kind wins, the same kind twice keeps the most restrictive, brokers do not count, unknown values warn', async () => {
     warnings.length = 0;
     const path = await file('motus.csv', [
       'DOCKET_NUMBER,USDOT_NUMBER,RFC_NUMBER,OP_AUTH_TYPE,OP_AUTH_STATUS,MIN_COV_AMOUNT,CARGO_REQ,BOND_REQ,BIPD_FILE,LEGAL_NAME',
@@ -133,14 +133,19 @@ describe('authority', () => {
       'MC-1002,12,,Motor Carrier of Property (Except Household Goods),Active,750,N,N,750,B',
       'MC-1003,13,,Motor Carrier of Property (Except Household Goods),Dormant,750,N,N,750,C',
       'MC-1004,14,,Space Freight Authority,Active,750,N,N,750,D',
+      'MC-1005,15,,Motor Carrier of Property (Except Household Goods),Inactive,750,N,N,750,E',
+      'MC-1005,15,,Motor Carrier of Household Goods,Active,750,N,N,1000,E',
     ].join('\n'));
     const table = await loadAuthority(path, context());
     expect(table.layout).toBe('motus');
     expect(table.byMc.get(1001)).toMatchObject({ status: 'inactive', bipdOnFileUsd: 0, dot: 11 });
-    expect(table.byMc.get(1002)).toMatchObject({ status: 'active', bipdOnFileUsd: 750_000 });
+    // Pending and Active for the same kind: a conflict, read the most restrictive way (and warned about).
+    expect(table.byMc.get(1002)).toMatchObject({ status: 'pending', bipdOnFileUsd: 750_000 });
+    expect(table.byMc.get(1005)).toMatchObject({ status: 'active', bipdOnFileUsd: 750_000 });
     expect(table.byMc.get(1003)?.status).toBe('unknown');
     expect(table.byMc.get(1004)?.status).toBe('none');
     expect(warnings.join('\n')).toMatch(/unknown OP_AUTH_STATUS "DORMANT"[\s\S]*unknown OP_AUTH_TYPE "Space Freight Authority"/);
+    expect(warnings.join('\n')).toContain('1 docket(s) listed more than once with different facts (e.g. MC1002); the most restrictive reading was kept');
     expect(MOTUS_AUTH_STATUS).toEqual({ ACTIVE: 'active', INACTIVE: 'inactive', PENDING: 'pending', WITHDRAWN: 'inactive' });
   });
 });
@@ -153,7 +158,9 @@ describe('insurance', () => {
     expect(auto.get(2)?.bipdOnFileUsd).toBe(750_000);
     expect(auto.get(3)?.bipdOnFileUsd).toBe(0);
     expect((await loadInsurance(path, context('2024-06-01', 'dollars'), new SourceStats())).get(2)?.bipdOnFileUsd).toBe(750);
-    expect((await loadInsurance(path, context('2024-06-01', 'thousands'), new SourceStats())).get(1)?.bipdOnFileUsd).toBe(1_000_000_000);
+    // Dollars read as thousands: $1,000,000,000 is above any real policy, so the file is refused naming row and field.
+    await expect(loadInsurance(path, context('2024-06-01', 'thousands'), new SourceStats())).rejects.toThrow(
+      /insur\.csv, row 2, field MAX_COV_AMOUNT: BIPD amount \$1,000,000,000 is above the ceiling \$50,000,000/);
   });
   it('legacy Insur (9 fields, thousands) skips blank removal records; ActPendInsur keeps the future cancel date', async () => {
     const insur = await file('insur.txt', '"MC012345","1","P","01000","00000","POL1","01/01/2020","91X","INSURER"\n"MC012346","","","00000","00000","","","",""\n');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotMeta } from '../../src/core/carrier.js';
-import { decide } from '../../src/core/decide.js';
+import { carrierReasons, decide } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET, type SourceName } from '../../src/core/ruleset.js';
 import { IngestError } from '../../src/ingest/errors.js';
 import { runIngest, type IngestFiles, type IngestOptions } from '../../src/ingest/run.js';
@@ -116,21 +116,9 @@ const REFUSALS: Refusal[] = [
   ['half SAM', { sam: F('sam-half.csv') }, {}, `sam-half.csv: sam: 2 rows is 33% below the serving snapshot's 3 (limit 10%); check the file or re-run with --force`],
   ['a list the serving snapshot has, left out', { sam: undefined }, {}, `--sam: sam: the serving snapshot has this source (3 rows) and this ingest leaves it out; pass the file or re-run with --force`],
   // 2. Impossible and future dates in every date field the ingest reads.
-  ['census MCS150_DATE impossible', { census: F('census-MCS150_DATE-impossible.csv') }, {}, `${F('census-MCS150_DATE-impossible.csv')}, row 2, field MCS150_DATE: not a date: "20260230"`],
-  ['census MCS150_DATE future', { census: F('census-MCS150_DATE-future.csv') }, {}, `${F('census-MCS150_DATE-future.csv')}, row 2, field MCS150_DATE: date in the future: "20990101 0000"`],
-  ['census ADD_DATE impossible', { census: F('census-ADD_DATE-impossible.csv') }, {}, `${F('census-ADD_DATE-impossible.csv')}, row 2, field ADD_DATE: not a date: "20261301"`],
-  ['census ADD_DATE future', { census: F('census-ADD_DATE-future.csv') }, {}, `${F('census-ADD_DATE-future.csv')}, row 2, field ADD_DATE: date in the future: "20990101"`],
-  ['insurance TRANS_DATE impossible', { insurance: F('insurance-TRANS_DATE-impossible.txt') }, {}, `${F('insurance-TRANS_DATE-impossible.txt')}, row 1, field TRANS_DATE: not a date: "02/30/2026"`],
-  ['insurance TRANS_DATE future', { insurance: F('insurance-TRANS_DATE-future.txt') }, {}, `${F('insurance-TRANS_DATE-future.txt')}, row 1, field TRANS_DATE: date in the future: "01/01/2099"`],
-  ['insurance EFFECTIVE_DATE impossible', { insurance: F('insurance-EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance-EFFECTIVE_DATE-impossible.txt')}, row 1, field EFFECTIVE_DATE: not a date: "13/01/2026"`],
-  ['insurance CANCL_EFFECTIVE_DATE impossible', { insurance: F('insurance-CANCL_EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance-CANCL_EFFECTIVE_DATE-impossible.txt')}, row 1, field CANCL_EFFECTIVE_DATE: not a date: "02/29/2026"`],
-  ['InsHist CANCL_EFFECTIVE_DATE impossible', { insuranceHistory: F('insurance_history-CANCL_EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance_history-CANCL_EFFECTIVE_DATE-impossible.txt')}, row 2, field CANCL_EFFECTIVE_DATE: not a date: "04/31/2026"`],
   ['revocation SERVE_DATE impossible', { revocations: F('revocations-SERVE_DATE-impossible.csv') }, {}, `${F('revocations-SERVE_DATE-impossible.csv')}, row 2, field SERVE_DATE: not a date: "02/30/2026"`],
   ['revocation SERVE_DATE future', { revocations: F('revocations-SERVE_DATE-future.csv') }, {}, `${F('revocations-SERVE_DATE-future.csv')}, row 2, field SERVE_DATE: date in the future: "01/01/2099"`],
   ['revocation EFFECTIVE_DATE impossible', { revocations: F('revocations-EFFECTIVE_DATE-impossible.csv') }, {}, `${F('revocations-EFFECTIVE_DATE-impossible.csv')}, row 2, field EFFECTIVE_DATE: not a date: "00/10/2026"`],
-  ['OOS_DATE impossible', { oos: F('oos-OOS_DATE-impossible.csv') }, {}, `${F('oos-OOS_DATE-impossible.csv')}, row 3, field OOS_DATE: not a date: "2026-02-30"`],
-  ['OOS_DATE future', { oos: F('oos-OOS_DATE-future.csv') }, {}, `${F('oos-OOS_DATE-future.csv')}, row 3, field OOS_DATE: date in the future: "2099-01-01"`],
-  ['OOS RESCIND_DATE impossible', { oos: F('oos-RESCIND_DATE-impossible.csv') }, {}, `${F('oos-RESCIND_DATE-impossible.csv')}, row 2, field RESCIND_DATE: not a date: "2026-13-01"`],
   ['SAM Termination Date impossible', { sam: F('sam-Termination_Date-impossible.csv') }, {}, `${F('sam-Termination_Date-impossible.csv')}, row 2, field Termination Date: not a date: "02/30/2026"`],
   ['SAM Creation_Date impossible', { sam: F('sam-Creation_Date-impossible.csv') }, {}, `${F('sam-Creation_Date-impossible.csv')}, row 2, field Creation_Date: not a date: "2026-02-30"`],
   ['SAM Creation_Date future', { sam: F('sam-Creation_Date-future.csv') }, {}, `${F('sam-Creation_Date-future.csv')}, field Creation_Date: newest Creation_Date is in the future: "2099-01-01"`],
@@ -145,6 +133,53 @@ const REFUSALS: Refusal[] = [
   ['SDN list with no as-of at all (no content date, flag or dated name)', {}, { sourceAsOf: { authority: new Date(NOW).toISOString(), insurance_history: new Date(NOW).toISOString() } },
     `${GOOD_FILES.ofacSdn}: no as-of date: the file carries none; pass --as-of-source ofac_sdn=YYYY-MM-DD (the date it was published) or put that date in the file name`],
 ];
+
+// 5. A row that cannot be read (an impossible or future date in a census, insurance or OOS row) is set aside: the
+// ingest is accepted, the report names file, row, field and why, and the carrier the row belongs to fails closed.
+const SET_ASIDE: Refusal[] = [
+  ['census MCS150_DATE impossible', { census: F('census-MCS150_DATE-impossible.csv') }, {}, `${F('census-MCS150_DATE-impossible.csv')}, row 2, field MCS150_DATE: not a date: "20260230"`],
+  ['census MCS150_DATE future', { census: F('census-MCS150_DATE-future.csv') }, {}, `${F('census-MCS150_DATE-future.csv')}, row 2, field MCS150_DATE: date in the future: "20990101 0000"`],
+  ['census ADD_DATE impossible', { census: F('census-ADD_DATE-impossible.csv') }, {}, `${F('census-ADD_DATE-impossible.csv')}, row 2, field ADD_DATE: not a date: "20261301"`],
+  ['census ADD_DATE future', { census: F('census-ADD_DATE-future.csv') }, {}, `${F('census-ADD_DATE-future.csv')}, row 2, field ADD_DATE: date in the future: "20990101"`],
+  ['insurance TRANS_DATE impossible', { insurance: F('insurance-TRANS_DATE-impossible.txt') }, {}, `${F('insurance-TRANS_DATE-impossible.txt')}, row 1, field TRANS_DATE: not a date: "02/30/2026"`],
+  ['insurance TRANS_DATE future', { insurance: F('insurance-TRANS_DATE-future.txt') }, {}, `${F('insurance-TRANS_DATE-future.txt')}, row 1, field TRANS_DATE: date in the future: "01/01/2099"`],
+  ['insurance EFFECTIVE_DATE impossible', { insurance: F('insurance-EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance-EFFECTIVE_DATE-impossible.txt')}, row 1, field EFFECTIVE_DATE: not a date: "13/01/2026"`],
+  ['insurance CANCL_EFFECTIVE_DATE impossible', { insurance: F('insurance-CANCL_EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance-CANCL_EFFECTIVE_DATE-impossible.txt')}, row 1, field CANCL_EFFECTIVE_DATE: not a date: "02/29/2026"`],
+  ['InsHist CANCL_EFFECTIVE_DATE impossible', { insuranceHistory: F('insurance_history-CANCL_EFFECTIVE_DATE-impossible.txt') }, {}, `${F('insurance_history-CANCL_EFFECTIVE_DATE-impossible.txt')}, row 2, field CANCL_EFFECTIVE_DATE: not a date: "04/31/2026"`],
+  ['OOS_DATE impossible', { oos: F('oos-OOS_DATE-impossible.csv') }, {}, `${F('oos-OOS_DATE-impossible.csv')}, row 3, field OOS_DATE: not a date: "2026-02-30"`],
+  ['OOS_DATE future', { oos: F('oos-OOS_DATE-future.csv') }, {}, `${F('oos-OOS_DATE-future.csv')}, row 3, field OOS_DATE: date in the future: "2099-01-01"`],
+  ['OOS RESCIND_DATE impossible', { oos: F('oos-RESCIND_DATE-impossible.csv') }, {}, `${F('oos-RESCIND_DATE-impossible.csv')}, row 2, field RESCIND_DATE: not a date: "2026-13-01"`],
+];
+
+describe('an unreadable row is set aside: accepted, listed in the report, its carrier fails closed', () => {
+  it.each(SET_ASIDE)('%s', async (_name, files, options, line) => {
+    const keys = freshKeys();
+    const report = await ingest(keys, files, options);
+    expect(report.quarantined).toHaveLength(1);
+    const row = report.quarantined[0]!;
+    const where = [row.file, row.row === null ? null : `row ${row.row}`, row.field === null ? null : `field ${row.field}`].filter(Boolean).join(', ');
+    expect(`${where}: ${row.why}`).toBe(line);
+    expect(report.meta.quarantined_rows).toBe(1);
+    const mc = row.mc !== null ? String(row.mc) : await mcOfDot(row.dot!);
+    expect(await verdict(keys, mc)).toMatchObject({ eligible: false });
+    const meta = (await readSnapshotStatus(redis, keys)).meta as SnapshotMeta;
+    const lookup = decodeCarrier(mc, await redis.hget(keys.carrierBucket(meta.version, carrierBucket(mc)), mc));
+    expect(lookup.kind === 'found' && lookup.record.unreadable).toEqual([`${row.source}.${row.field}`]);
+    // The record's own reasons name it (a hard stop); the verdict may also be data_stale (some files here are old by design).
+    expect(lookup.kind === 'found' && carrierReasons(lookup.record, DEFAULT_RULE_SET, NOW)).toContain('carrier_record_unreadable');
+  });
+});
+
+/** The MC docket of a DOT in the good census (DOCKET1). */
+async function mcOfDot(dot: number): Promise<string> {
+  const text = await import('node:fs/promises').then((fs) => fs.readFile(GOOD_FILES.census, 'utf8'));
+  const [header, ...rows] = text.trim().split('\n').map((line) => line.split(','));
+  const dotAt = header!.indexOf('DOT_NUMBER');
+  const docketAt = header!.indexOf('DOCKET1');
+  const found = rows.find((cells) => Number(cells[dotAt]) === dot);
+  if (!found) throw new Error(`DOT ${dot} not in the good census`);
+  return found[docketAt]!;
+}
 
 describe('bad files are refused with one exact line; the served snapshot stays byte-identical', () => {
   it.each(REFUSALS)('%s', async (_name, files, options, line) => {

@@ -51,6 +51,7 @@ describe('decide: one row per reason', () => {
     ['unsatisfactory_safety_rating', found({ safety_rating: 'U' }), 'blocked'],
     ['usdot_inactive', found({ usdot_status: 'I' }), 'blocked'],
     ['usdot_inactive', found({ usdot_status: null }), 'blocked'],
+    ['carrier_record_unreadable', found({ unreadable: ['census.LEGAL_NAME'] }), 'blocked'],
     ['possible_ofac_match', found({ hits: [hit('ofac_sdn', false, 0.95)] }), 'conditional'],
     ['possible_sam_exclusion', found({ hits: [hit('sam', false, 0.93)] }), 'conditional'],
     ['conditional_safety_rating', found({ safety_rating: 'C' }), 'conditional'],

@@ -1,5 +1,6 @@
 // `carrier-eligibility ingest`: one complete snapshot from files on disk, pointer flipped last.
 import type { Command } from 'commander';
+import { formatGuardTable, GuardRefusal } from '../../ingest/change-guards.js';
 import { IngestError } from '../../ingest/errors.js';
 import { consoleProgress } from '../../ingest/progress.js';
 import { formatIngestReport } from '../../ingest/report-table.js';
@@ -12,7 +13,7 @@ import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 interface IngestCliOptions {
   census: string; authority: string[]; insurance?: string; insuranceHistory?: string; revocations?: string[]; oos?: string;
   ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; ofacAdd?: string; ofacConsAdd?: string; sam?: string; dnu?: string;
-  asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean;
+  asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean; accept?: string[];
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -50,6 +51,7 @@ export function register(program: Command): void {
     .option('--as-of <date>', "data_as_of of the snapshot: 'now', YYYY-MM-DD or RFC 3339, not in the future (default: the older of the census and authority as-of)")
     .option('--as-of-source <source=date>', 'as-of of a source whose files carry no date (authority, ofac_sdn, ofac_cons, insurance_history, …): SOURCE=YYYY-MM-DD, repeatable', collect)
     .option('--insurance-units <units>', 'units of Motus amount columns: dollars | thousands | auto (< 10000 = thousands)', 'auto')
+    .option('--accept <guard>', 'accept ONE change guard beyond its limit, by the name the refusal table gives (e.g. blank:census.SAFETY_RATING); repeatable', collect)
     .option('--force', 'accept an empty or >10% smaller source, a dropped source, a census short of the authority file, or a carrier count >10% below the serving snapshot')
     .addHelpText('after', '\nSources left out are recorded as present: false (never as "no hits").\nExit code 0 on success; 1 with one line on stderr naming file, row, field and why on failure.')
     .action(async (options: IngestCliOptions) => {
@@ -74,9 +76,15 @@ export function register(program: Command): void {
             // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config),
+            accept: options.accept ?? [],
+            limits: {
+              maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
+              maxBlankRise: config.INGEST_MAX_BLANK_RISE, maxQuarantineShare: config.INGEST_MAX_QUARANTINE_SHARE,
+            },
           });
           process.stdout.write(`${formatIngestReport(report)}\n`);
         } catch (error) {
+          if (error instanceof GuardRefusal) process.stderr.write(`${formatGuardTable(error.rows)}\n`);
           if (error instanceof IngestError || error instanceof IngestLockedError) throw new CliError(`ingest aborted, current snapshot unchanged: ${error.message}`);
           throw error;
         }

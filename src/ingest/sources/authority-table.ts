@@ -29,6 +29,8 @@ export class AuthorityByMc {
   private flagged = new Uint8Array(0);
   private required = new Float64Array(0);
   private onFile = new Float64Array(0);
+  /** Motus: per authority kind (3 bits each: 0 unseen, else status rank + 1), the most restrictive status seen. */
+  private kinds = new Int32Array(0);
   private count = 0;
 
   constructor(private readonly index = new SlotIndex('mc')) {}
@@ -74,6 +76,37 @@ export class AuthorityByMc {
     this.onFile[slot] = info.bipdOnFileUsd ?? NaN;
   }
 
+  /**
+   * Records one Motus authority row of a kind (the index of its OP_AUTH_TYPE pattern, < 10). The same kind met
+   * again keeps the more restrictive status; returns true when the two rows disagreed.
+   */
+  addKindStatus(mc: number, kind: number, status: AuthorityStatus): boolean {
+    const slot = this.slotOf(mc);
+    if (slot < 0) return false;
+    const shift = kind * 3;
+    const packed = this.kinds[slot] ?? 0;
+    const seen = (packed >>> shift) & 7;
+    const rank = STATUS_RANK[status] + 1;
+    const kept = seen === 0 ? rank : Math.min(seen, rank);
+    this.kinds[slot] = (packed & ~(7 << shift)) | (kept << shift);
+    return seen !== 0 && seen !== rank;
+  }
+
+  /** After a Motus file: a docket's carrier status is the best status among its authority kinds. */
+  settleKinds(): void {
+    for (let slot = 0; slot < this.kinds.length; slot++) {
+      let packed = this.kinds[slot] ?? 0;
+      if (packed === 0 || this.status[slot] === ABSENT) continue;
+      let best = 0;
+      while (packed !== 0) {
+        const rank = packed & 7;
+        if (rank > best) best = rank;
+        packed >>>= 3;
+      }
+      if (best - 1 > (this.status[slot] ?? 0)) this.status[slot] = best - 1;
+    }
+  }
+
   raiseStatus(mc: number, status: AuthorityStatus): void {
     const slot = this.slotOf(mc);
     if (slot >= 0 && STATUS_RANK[status] > (this.status[slot] ?? 0)) this.status[slot] = STATUS_RANK[status];
@@ -85,6 +118,7 @@ export class AuthorityByMc {
     this.flagged = grown(this.flagged, length);
     this.required = grown(this.required, length, NaN);
     this.onFile = grown(this.onFile, length, NaN);
+    this.kinds = grown(this.kinds, length);
   }
 }
 

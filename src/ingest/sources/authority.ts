@@ -5,7 +5,9 @@ import type { AuthorityStatus } from '../../core/carrier.js';
 import { readCsv, readCsvBatches } from '../csv.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
 import { AuthorityByMc, McsByDot, type AuthorityInfo } from './authority-table.js';
-import { dotKey, mcKey, SourceStats, toUsd, type LoadContext } from './common.js';
+import { CODES } from '../coded-fields.js';
+import { readOrQuarantine } from '../quarantine.js';
+import { dotKey, mcKey, plausibleBipd, SourceStats, toUsd, type LoadContext } from './common.js';
 
 export type { AuthorityInfo } from './authority-table.js';
 
@@ -60,20 +62,27 @@ export async function loadAuthority(file: string, context: LoadContext, stats = 
   };
   let header: HeaderMap | null = null;
   let first = true;
+  const duplicates: Duplicates = { conflicting: 0, examples: [] };
   for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
     for (const { row, cells } of batch) {
       if (first) {
         first = false;
         if (looksLikeHeader(cells)) {
-          header = new HeaderMap(file, cells, ['DOCKET_NUMBER', 'USDOT_NUMBER', 'OP_AUTH_TYPE', 'OP_AUTH_STATUS']);
+          header = new HeaderMap(file, cells, ['DOCKET_NUMBER', 'USDOT_NUMBER', 'OP_AUTH_TYPE', 'OP_AUTH_STATUS', 'MIN_COV_AMOUNT', 'BIPD_FILE']);
           table.layout = 'motus';
           continue;
         }
       }
       table.stats.rows += 1;
-      if (header) addMotusRow(table, header.reader(row, cells), context, warnOnce);
-      else addLegacyRow(table, positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT));
+      const fields = header ? header.reader(row, cells) : positionalReader(file, row, cells, LEGACY_CARRIER_FIELDS, LEGACY_FIELD_COUNT);
+      readOrQuarantine(context.quarantine, 'authority',
+        () => (header ? addMotusRow(table, fields, context, warnOnce, duplicates) : addLegacyRow(table, fields, context, duplicates)),
+        () => ({ mc: mcKey(fields.text('DOCKET_NUMBER')) }));
     }
+  }
+  table.byMc.settleKinds();
+  if (duplicates.conflicting > 0) {
+    context.warn(`${file}: ${duplicates.conflicting} docket(s) listed more than once with different facts (e.g. ${duplicates.examples.join(', ')}); the most restrictive reading was kept`);
   }
   return table;
 }
@@ -83,41 +92,88 @@ function remember(table: AuthorityTable, mc: number, info: AuthorityInfo): void 
   if (info.dot !== null) table.mcsByDot.add(info.dot, mc);
 }
 
-function addLegacyRow(table: AuthorityTable, fields: RowReader): void {
+/** Dockets met more than once with different facts (counted for one warning). */
+interface Duplicates { conflicting: number; examples: string[] }
+
+function noteDuplicate(duplicates: Duplicates, mc: number): void {
+  duplicates.conflicting += 1;
+  if (duplicates.examples.length < 3) duplicates.examples.push(`MC${mc}`);
+}
+
+function addLegacyRow(table: AuthorityTable, fields: RowReader, context: LoadContext, duplicates: Duplicates): void {
   const mc = mcKey(fields.text('DOCKET_NUMBER'));
   if (mc === null) return table.stats.skip('not an MC docket');
+  const coded = context.coded;
+  for (const field of ['COMMON_STAT', 'CONTRACT_STAT']) coded?.note(`authority.${field}`, fields.text(field), CODES.legacyAuthorityStat);
+  for (const field of ['COMMON_APP_PEND', 'CONTRACT_APP_PEND', 'COMMON_REV_PEND', 'CONTRACT_REV_PEND']) {
+    coded?.note(`authority.${field}`, fields.text(field), CODES.legacyFlag);
+  }
   const status = legacyStatus(
     fields.text('COMMON_STAT'), fields.text('CONTRACT_STAT'), fields.text('COMMON_APP_PEND'), fields.text('CONTRACT_APP_PEND'),
   );
-  remember(table, mc, {
+  const info: AuthorityInfo = {
     dot: dotKey(fields.text('DOT_NUMBER')),
     status,
     revocationFlagged: fields.text('COMMON_REV_PEND') === 'Y' || fields.text('CONTRACT_REV_PEND') === 'Y',
-    bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), 'thousands'),
-    bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), 'thousands'),
-  });
+    bipdRequiredUsd: plausibleBipd(fields, 'MIN_COV_AMOUNT', toUsd(fields.amount('MIN_COV_AMOUNT'), 'thousands'), context),
+    bipdOnFileUsd: plausibleBipd(fields, 'BIPD_FILE', toUsd(fields.amount('BIPD_FILE'), 'thousands'), context),
+  };
+  const earlier = table.byMc.get(mc);
+  if (earlier) {
+    // The same docket twice: never first- or last-wins; the most restrictive reading of both rows.
+    const merged = restrictive(earlier, info);
+    if (!sameInfo(earlier, info)) noteDuplicate(duplicates, mc);
+    remember(table, mc, merged);
+    if (info.dot !== null && info.dot !== earlier.dot) table.mcsByDot.add(info.dot, mc);
+    return;
+  }
+  remember(table, mc, info);
 }
 
-function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadContext, warn: (m: string) => void): void {
+function sameInfo(a: AuthorityInfo, b: AuthorityInfo): boolean {
+  return a.dot === b.dot && a.status === b.status && a.revocationFlagged === b.revocationFlagged
+    && a.bipdRequiredUsd === b.bipdRequiredUsd && a.bipdOnFileUsd === b.bipdOnFileUsd;
+}
+
+/** Two readings of one docket → the more restrictive status, the flag if either has it, less on file, more required. */
+export function restrictive(ours: AuthorityInfo, theirs: AuthorityInfo): AuthorityInfo {
+  const status = RESTRICTIVE.indexOf(ours.status) <= RESTRICTIVE.indexOf(theirs.status) ? ours.status : theirs.status;
+  const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+  const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+  return {
+    dot: ours.dot ?? theirs.dot, status, revocationFlagged: ours.revocationFlagged || theirs.revocationFlagged,
+    bipdRequiredUsd: higher(ours.bipdRequiredUsd, theirs.bipdRequiredUsd), bipdOnFileUsd: lower(ours.bipdOnFileUsd, theirs.bipdOnFileUsd),
+  };
+}
+
+function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadContext, warn: (m: string) => void, duplicates: Duplicates): void {
   const mc = mcKey(fields.text('DOCKET_NUMBER'));
   if (mc === null) return table.stats.skip('not an MC docket');
   const type = fields.text('OP_AUTH_TYPE');
-  const known = MOTUS_AUTH_TYPES.find(([pattern]) => pattern.test(type));
+  const kind = MOTUS_AUTH_TYPES.findIndex(([pattern]) => pattern.test(type));
+  const known = kind >= 0 ? MOTUS_AUTH_TYPES[kind] : undefined;
   if (!known) warn(`unknown OP_AUTH_TYPE "${type}" (row ${fields.row}); not counted as carrier authority`);
   const rawStatus = fields.text('OP_AUTH_STATUS').toUpperCase();
+  context.coded?.note('authority.OP_AUTH_STATUS', rawStatus, CODES.motusAuthorityStatus);
   let status: AuthorityStatus = MOTUS_AUTH_STATUS[rawStatus] ?? 'unknown';
   if (!(rawStatus in MOTUS_AUTH_STATUS)) warn(`unknown OP_AUTH_STATUS "${rawStatus}" (row ${fields.row}); treated as unknown`);
   if (!known?.[1]) status = 'none';
-  if (!table.byMc.has(mc)) {
-    const info: AuthorityInfo = {
-      dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
-      bipdRequiredUsd: toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits),
-      bipdOnFileUsd: toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits),
-    };
-    remember(table, mc, info);
+  const info: AuthorityInfo = {
+    dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
+    bipdRequiredUsd: plausibleBipd(fields, 'MIN_COV_AMOUNT', toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits), context),
+    bipdOnFileUsd: plausibleBipd(fields, 'BIPD_FILE', toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits), context),
+  };
+  const earlier = table.byMc.get(mc);
+  if (!earlier) remember(table, mc, info);
+  else {
+    // Another authority row of the docket: the amounts keep their most restrictive reading.
+    const merged = restrictive({ ...earlier, status: 'active' }, { ...info, status: 'active' });
+    table.byMc.set(mc, { ...merged, status: earlier.status });
+    if (info.dot !== null && info.dot !== earlier.dot) table.mcsByDot.add(info.dot, mc);
   }
-  // One row per authority: the docket's carrier status is the best status among its carrier authorities.
-  table.byMc.raiseStatus(mc, status);
+  // One row per authority kind: the same kind twice keeps its most restrictive status, and the docket's carrier
+  // status is the best among its kinds (settled once the file is read).
+  if (known?.[1] && table.byMc.addKindStatus(mc, kind, status)) noteDuplicate(duplicates, mc);
 }
 
 /** Rank of a status for the side-by-side merge: the lower one is the more restrictive (fail closed). */

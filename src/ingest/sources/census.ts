@@ -3,6 +3,8 @@
 import { readCsvBatches } from '../csv.js';
 import { IngestError } from '../errors.js';
 import { HeaderMap, type RowReader } from '../fields.js';
+import { CODES, CodedFields } from '../coded-fields.js';
+import { readOrQuarantine } from '../quarantine.js';
 import { dotKey, mcKey, SourceStats, type LoadContext } from './common.js';
 
 export interface CensusRow {
@@ -19,16 +21,20 @@ export interface CensusRow {
   mcs: number[];
   /** Physical address (PHY_CITY/STATE/ZIP/COUNTRY when the file has them): watchlist matching evidence, not stored. */
   place: { country: string; state: string; city: string; zip: string } | null;
+  /** Fields of this row that could not be read (an unknown code): the carrier answers fail-closed. */
+  unreadable?: string[];
+  /** Names of other census rows of the same DOT (duplicates merged): screened against the watchlists too. */
+  otherNames?: string[];
 }
 
-export const CENSUS_REQUIRED = ['DOT_NUMBER', 'LEGAL_NAME', 'DBA_NAME', 'STATUS_CODE', 'MCS150_DATE', 'SAFETY_RATING',
-  'HM_IND', 'DOCKET1PREFIX', 'DOCKET1'] as const;
-const SAFETY_RATINGS = new Set(['S', 'C', 'U']);
+/** Every column a rule reads: a census without one of them would switch that rule off silently. */
+export const CENSUS_REQUIRED = ['DOT_NUMBER', 'LEGAL_NAME', 'DBA_NAME', 'STATUS_CODE', 'MCS150_DATE', 'ADD_DATE', 'SAFETY_RATING',
+  'HM_IND', 'DOCKET1PREFIX', 'DOCKET1', 'DOCKET2PREFIX', 'DOCKET2', 'DOCKET3PREFIX', 'DOCKET3'] as const;
 const DOCKETS = [1, 2, 3].map((n) => ({ prefix: `DOCKET${n}PREFIX`, number: `DOCKET${n}` }));
-const HAZMAT = /^(Y|X|TRUE|1)$/i;
 
 export async function* readCensus(file: string, context: LoadContext, stats: SourceStats): AsyncGenerator<CensusRow> {
   let header: HeaderMap | null = null;
+  const coded = context.coded ?? new CodedFields();
   for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
     for (const { row, cells } of batch) {
       if (!header) {
@@ -36,7 +42,11 @@ export async function* readCensus(file: string, context: LoadContext, stats: Sou
         continue;
       }
       stats.rows += 1;
-      const parsed = censusRow(file, header, header.reader(row, cells), context.nowMs);
+      const fields = header.reader(row, cells);
+      const map = header;
+      const parsed = readOrQuarantine(context.quarantine, 'census', () => censusRow(file, map, fields, context.nowMs, coded),
+        () => ({ dot: dotKey(fields.text('DOT_NUMBER')) }));
+      if (parsed === undefined) continue;
       // The newest filing or registration date is the census's content as-of (a lower bound on the extract date).
       stats.seen(parsed.mcs150Date);
       stats.seen(parsed.addDate);
@@ -48,14 +58,23 @@ export async function* readCensus(file: string, context: LoadContext, stats: Sou
 /** The census writes YYYYMMDD, sometimes with " 0000" (data-formats §2.1); nothing else is a census date. */
 export const CENSUS_DATE_FORMATS = ['ymd'] as const;
 
-function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: number): CensusRow {
+function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: number, coded: CodedFields): CensusRow {
   const row = fields.row;
   const dot = dotKey(fields.text('DOT_NUMBER'));
   if (dot === null) throw new IngestError(file, row, 'DOT_NUMBER', `not a DOT number: "${fields.text('DOT_NUMBER')}"`);
-  const legalName = fields.text('LEGAL_NAME');
-  if (legalName === '') throw new IngestError(file, row, 'LEGAL_NAME', 'empty legal name');
-  const rating = fields.text('SAFETY_RATING').toUpperCase();
-  if (rating !== '' && !SAFETY_RATINGS.has(rating)) throw new IngestError(file, row, 'SAFETY_RATING', `unknown rating "${rating}"`);
+  let legalName = fields.text('LEGAL_NAME');
+  const unreadable: string[] = [];
+  // No name, nothing to screen against the watchlists: the carrier fails closed, the rest of the file is served.
+  if (legalName === '') { unreadable.push('census.LEGAL_NAME'); legalName = '(legal name unreadable)'; }
+  // An unknown rating says nothing about the carrier: its record fails closed (quarantined), the ingest goes on.
+  let rating = fields.text('SAFETY_RATING').toUpperCase();
+  if (coded.note('census.SAFETY_RATING', rating, CODES.censusRating) === 'unknown') { unreadable.push('census.SAFETY_RATING'); rating = ''; }
+  const status = fields.text('STATUS_CODE').toUpperCase();
+  // Unknown or blank: stored as read, so anything but A is usdot_inactive (fail closed).
+  coded.note('census.STATUS_CODE', status, CODES.censusStatus);
+  const hazmatCode = fields.text('HM_IND').toUpperCase();
+  // A hazmat flag that says neither Y nor N is read as hazmat: the higher insurance floor applies (fail closed).
+  const hazmat = coded.note('census.HM_IND', hazmatCode, CODES.censusHazmat) === 'known' ? hazmatCode === 'Y' : true;
   const mcs: number[] = [];
   for (const docket of DOCKETS) {
     const prefix = fields.text(docket.prefix).toUpperCase();
@@ -68,14 +87,50 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: nu
   return {
     row, dot, legalName,
     dbaName: fields.text('DBA_NAME') || null,
-    status: fields.text('STATUS_CODE').toUpperCase() || null,
+    status: status || null,
     mcs150Date: fields.pastDate('MCS150_DATE', nowMs),
-    addDate: header.has('ADD_DATE') ? fields.pastDate('ADD_DATE', nowMs) : null,
+    addDate: fields.pastDate('ADD_DATE', nowMs),
     safetyRating: rating || null,
-    hazmat: HAZMAT.test(fields.text('HM_IND')),
+    hazmat,
     mcs,
     place: header.has('PHY_STATE')
       ? { country: fields.text('PHY_COUNTRY'), state: fields.text('PHY_STATE'), city: fields.text('PHY_CITY'), zip: fields.text('PHY_ZIP') }
       : null,
+    ...(unreadable.length > 0 ? { unreadable } : {}),
   };
+}
+
+/** Safety ratings from least to most restrictive (unrated is below Satisfactory: it never earns the preferred tier). */
+const RATING_RANK = ['S', null, 'C', 'U'];
+
+/**
+ * Rows of one DOT (a census listing it more than once) → one row with the most restrictive reading of each fact:
+ * inactive if any says so, the worst rating, hazmat if any, the oldest MCS-150, the newest ADD_DATE, every docket,
+ * every name screened, every unreadable field kept. Never first-wins, last-wins or best-wins.
+ */
+export function mergeCensusRows(rows: CensusRow[]): { row: CensusRow; conflicting: boolean } {
+  const [first, ...rest] = rows;
+  if (!first) throw new Error('mergeCensusRows: no rows');
+  const merged: CensusRow = { ...first, mcs: [...first.mcs], otherNames: [...first.otherNames ?? []], unreadable: [...first.unreadable ?? []] };
+  let conflicting = false;
+  for (const row of rest) {
+    const differs = row.status !== merged.status || row.safetyRating !== merged.safetyRating || row.hazmat !== merged.hazmat
+      || row.mcs150Date !== merged.mcs150Date || row.addDate !== merged.addDate || row.legalName !== merged.legalName
+      || row.dbaName !== merged.dbaName || row.mcs.join() !== merged.mcs.join();
+    conflicting ||= differs;
+    if (merged.status === 'A' && row.status !== 'A') merged.status = row.status;
+    if (RATING_RANK.indexOf(row.safetyRating) > RATING_RANK.indexOf(merged.safetyRating)) merged.safetyRating = row.safetyRating;
+    merged.hazmat ||= row.hazmat;
+    merged.mcs150Date = merged.mcs150Date === null || row.mcs150Date === null ? null
+      : merged.mcs150Date < row.mcs150Date ? merged.mcs150Date : row.mcs150Date;
+    if (row.addDate !== null && (merged.addDate === null || row.addDate > merged.addDate)) merged.addDate = row.addDate;
+    for (const mc of row.mcs) if (!merged.mcs.includes(mc)) merged.mcs.push(mc);
+    for (const name of [row.legalName, row.dbaName]) {
+      if (name && name !== merged.legalName && name !== merged.dbaName && !merged.otherNames!.includes(name)) merged.otherNames!.push(name);
+    }
+    for (const field of row.unreadable ?? []) if (!merged.unreadable!.includes(field)) merged.unreadable!.push(field);
+  }
+  if (merged.otherNames!.length === 0) delete merged.otherNames;
+  if (merged.unreadable!.length === 0) delete merged.unreadable;
+  return { row: merged, conflicting };
 }

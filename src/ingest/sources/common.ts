@@ -2,6 +2,10 @@
 // final table. Skipped rows are counted by reason; they are normal (tombstones, FF/MX dockets, rescinded
 // orders) and distinct from a parse failure, which aborts the ingest.
 import { normaliseDocket, normaliseDotNumber } from '../../core/mc-number.js';
+import type { CodedFields } from '../coded-fields.js';
+import { FileLevelError } from '../errors.js';
+import type { RowReader } from '../fields.js';
+import type { Quarantine } from '../quarantine.js';
 import type { SlotIndex } from '../slot-index.js';
 
 export type AmountUnits = 'dollars' | 'thousands' | 'auto';
@@ -18,6 +22,24 @@ export interface LoadContext {
   warn: (message: string) => void;
   /** MC → slot index shared by the per-MC tables of one ingest (authority, insurance, the census join). */
   mcSlots?: SlotIndex;
+  /** Blank and unknown values of coded fields, counted for the change guards (a fresh tally when absent). */
+  coded?: CodedFields;
+  /** Unreadable rows are set aside here (the carrier fails closed) instead of refusing the ingest; absent: refused. */
+  quarantine?: Quarantine;
+  /** A BIPD amount above this (US dollars) cannot be real: the file is in the wrong units (default 50M). */
+  maxBipdUsd?: number;
+}
+
+/** Largest BIPD amount a row may carry unless configured otherwise (INGEST_MAX_BIPD_USD). */
+export const DEFAULT_MAX_BIPD_USD = 50_000_000;
+
+/** A BIPD amount (dollars) checked against the ceiling: above it, the file is refused naming row and field. */
+export function plausibleBipd(fields: RowReader, field: string, usd: number | null, context: LoadContext): number | null {
+  const ceiling = context.maxBipdUsd ?? DEFAULT_MAX_BIPD_USD;
+  if (usd !== null && usd > ceiling) {
+    throw new FileLevelError(fields.file, fields.row, field, `BIPD amount $${usd.toLocaleString('en-US')} is above the ceiling $${ceiling.toLocaleString('en-US')} (INGEST_MAX_BIPD_USD); is the file in other units (--insurance-units)?`);
+  }
+  return usd;
 }
 
 export class SourceStats {

@@ -6,7 +6,8 @@ import { readCsvBatches } from '../csv.js';
 import { IngestError } from '../errors.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
 import { grown, SlotIndex } from '../slot-index.js';
-import { earlier, mcKey, SourceStats, toUsd, type AmountUnits, type LoadContext } from './common.js';
+import { readOrQuarantine } from '../quarantine.js';
+import { earlier, mcKey, plausibleBipd, SourceStats, toUsd, type AmountUnits, type LoadContext } from './common.js';
 
 export interface InsuranceInfo {
   /** Highest BIPD limit among policies in force, in dollars (0 when none is). */
@@ -87,7 +88,10 @@ type Layout = { header: HeaderMap; units: AmountUnits } | { names: readonly stri
 type RowHandler = (fields: RowReader, units: AmountUnits) => void;
 
 /** Calls `handle` per data row (header or legacy layout detected from the first row); batched, no await per row. */
-async function eachRow(file: string, context: LoadContext, required: string[], legacy: (count: number) => readonly string[] | null, handle: RowHandler) {
+async function eachRow(
+  file: string, source: 'insurance' | 'insurance_history', context: LoadContext, required: string[],
+  legacy: (count: number) => readonly string[] | null, handle: RowHandler,
+) {
   let layout: Layout | null = null;
   for await (const batch of readCsvBatches(file, { onBytes: context.onBytes })) {
     for (const { row, cells } of batch) {
@@ -97,6 +101,10 @@ async function eachRow(file: string, context: LoadContext, required: string[], l
           // DOT_NUMBER and keep the legacy MM/DD/YYYY.
           const motus = cells.some((cell) => cell.trim().toUpperCase() === 'USDOT_NUMBER');
           const header = new HeaderMap(file, cells, required, motus ? MOTUS_DATE_FORMATS : LEGACY_DATE_FORMATS);
+          // Which rows are BI&PD is read from one of these; without any, every policy would count as BIPD.
+          if (!['INS_FORM_CODE', 'INS_TYPE_CODE', 'INS_TYPE_DESC'].some((name) => header.has(name))) {
+            throw new IngestError(file, 1, 'INS_FORM_CODE', 'required column missing from header (or INS_TYPE_CODE / INS_TYPE_DESC)');
+          }
           layout = { header, units: motus ? context.insuranceUnits : 'thousands' };
           continue;
         }
@@ -104,8 +112,10 @@ async function eachRow(file: string, context: LoadContext, required: string[], l
         if (!names) throw new IngestError(file, row, null, `unrecognised layout: ${cells.length} fields and no header`);
         layout = { names, count: names.length };
       }
-      if ('header' in layout) handle(layout.header.reader(row, cells), layout.units);
-      else handle(positionalReader(file, row, cells, layout.names, layout.count, LEGACY_DATE_FORMATS), 'thousands');
+      const fields = 'header' in layout ? layout.header.reader(row, cells)
+        : positionalReader(file, row, cells, layout.names, layout.count, LEGACY_DATE_FORMATS);
+      const units = 'header' in layout ? layout.units : 'thousands';
+      readOrQuarantine(context.quarantine, source, () => handle(fields, units), () => ({ mc: mcKey(fields.text('DOCKET_NUMBER')) }));
     }
   }
 }
@@ -113,7 +123,7 @@ async function eachRow(file: string, context: LoadContext, required: string[], l
 export async function loadInsurance(file: string, context: LoadContext, stats: SourceStats): Promise<InsuranceTable> {
   const byMc = new InsuranceTable(context.mcSlots);
   const legacy = (count: number) => (count === 9 ? LEGACY_INSUR : count === 11 ? LEGACY_ACTPEND : null);
-  await eachRow(file, context, ['DOCKET_NUMBER', 'MAX_COV_AMOUNT'], legacy, (fields, units) => {
+  await eachRow(file, 'insurance', context, ['DOCKET_NUMBER', 'MAX_COV_AMOUNT', 'EFFECTIVE_DATE'], legacy, (fields, units) => {
     stats.rows += 1;
     const mc = mcKey(fields.text('DOCKET_NUMBER'));
     if (mc === null) return stats.skip('not an MC docket');
@@ -129,7 +139,7 @@ export async function loadInsurance(file: string, context: LoadContext, stats: S
     const cancel = fields.date('CANCL_EFFECTIVE_DATE');
     if (effective !== null && effective > context.today) return stats.skip('policy not yet effective');
     if (cancel !== null && cancel <= context.today) return stats.skip('policy already cancelled');
-    byMc.addPolicy(slot, toUsd(fields.amount('MAX_COV_AMOUNT'), units) ?? 0, cancel);
+    byMc.addPolicy(slot, plausibleBipd(fields, 'MAX_COV_AMOUNT', toUsd(fields.amount('MAX_COV_AMOUNT'), units), context) ?? 0, cancel);
   });
   return byMc;
 }
@@ -137,7 +147,7 @@ export async function loadInsurance(file: string, context: LoadContext, stats: S
 export async function loadInsuranceHistory(file: string, context: LoadContext, stats: SourceStats): Promise<Map<number, string>> {
   const cancellations = new Map<number, string>();
   const legacy = (count: number) => (count >= 17 ? LEGACY_INSHIST : null);
-  await eachRow(file, context, ['DOCKET_NUMBER', 'CANCL_EFFECTIVE_DATE'], legacy, (fields) => {
+  await eachRow(file, 'insurance_history', context, ['DOCKET_NUMBER', 'CANCL_EFFECTIVE_DATE'], legacy, (fields) => {
     stats.rows += 1;
     const mc = mcKey(fields.text('DOCKET_NUMBER'));
     if (mc === null) return stats.skip('not an MC docket');

@@ -15,6 +15,17 @@ export interface OfacEntity {
   program: string;
 }
 
+/** Every ent_num of a primary file (vessels and aircraft included), so alias and address files can be checked against it. */
+export type OfacEntities = Map<string, OfacEntity> & { listed?: Set<string> };
+
+/** OFAC files are told apart by their width alone (no header): name what a file of another width is. */
+function ofacLayoutError(file: string, row: number, expected: 'primary' | 'alias' | 'address', found: number): IngestError {
+  const layouts: Record<number, string> = { 12: 'a primary file (sdn.csv / cons_prim.csv)', 5: 'an alias file (alt.csv / cons_alt.csv)', 6: 'an address file (add.csv / cons_add.csv)' };
+  const wanted = { primary: 12, alias: 5, address: 6 }[expected];
+  const what = layouts[found] ? `; ${found} fields is ${layouts[found]}` : '';
+  return new IngestError(file, row, null, `expected ${wanted} fields (an OFAC ${expected} file), found ${found}${what}`);
+}
+
 const OFAC_PRIM_FIELDS = 12;
 const OFAC_ALT_FIELDS = 5;
 const OFAC_ADD_FIELDS = 6;
@@ -22,14 +33,18 @@ const OFAC_ADD_FIELDS = 6;
 /** sdn.csv / cons_prim.csv: ent_num, SDN_Name, SDN_Type, Program, ... Vessels and aircraft are not carriers. */
 export async function loadOfacPrimary(
   file: string, list: 'ofac_sdn' | 'ofac_cons', index: WatchlistIndex, context: LoadContext, stats: SourceStats,
-): Promise<Map<string, OfacEntity>> {
-  const entities = new Map<string, OfacEntity>();
+): Promise<OfacEntities> {
+  const entities: OfacEntities = new Map<string, OfacEntity>();
+  const listed = new Set<string>();
+  entities.listed = listed;
   for await (const { row, cells } of readCsv(file, { encoding: 'latin1', onBytes: context.onBytes })) {
-    if (cells.length < OFAC_PRIM_FIELDS) throw new IngestError(file, row, null, `expected ${OFAC_PRIM_FIELDS} fields, found ${cells.length}`);
+    if (cells.length !== OFAC_PRIM_FIELDS) throw ofacLayoutError(file, row, 'primary', cells.length);
     stats.rows += 1;
     const id = cleanCell(cells[0]);
     const name = cleanCell(cells[1]);
     if (!/^\d+$/.test(id)) throw new IngestError(file, row, 'ent_num', `not an entry number: "${id}"`);
+    if (listed.has(id)) throw new IngestError(file, row, 'ent_num', `entry ${id} is listed twice`);
+    listed.add(id);
     if (name === '') throw new IngestError(file, row, 'SDN_Name', 'empty name');
     const type = cleanCell(cells[2]).toLowerCase();
     if (type === 'vessel' || type === 'aircraft') { stats.skip(type); continue; }
@@ -42,18 +57,28 @@ export async function loadOfacPrimary(
 
 /** alt.csv: ent_num, alt_num, alt_type, alt_name, alt_remarks. Aliases of skipped entries are skipped too. */
 export async function loadOfacAliases(
-  file: string, list: 'ofac_sdn' | 'ofac_cons', entities: Map<string, OfacEntity>, index: WatchlistIndex,
+  file: string, list: 'ofac_sdn' | 'ofac_cons', entities: OfacEntities, index: WatchlistIndex,
   context: LoadContext, stats: SourceStats,
-): Promise<void> {
+): Promise<IngestError | null> {
+  let orphan: IngestError | null = null;
   for await (const { row, cells } of readCsv(file, { encoding: 'latin1', onBytes: context.onBytes })) {
-    if (cells.length < OFAC_ALT_FIELDS - 1) throw new IngestError(file, row, null, `expected ${OFAC_ALT_FIELDS} fields, found ${cells.length}`);
+    if (cells.length !== OFAC_ALT_FIELDS) throw ofacLayoutError(file, row, 'alias', cells.length);
     stats.rows += 1;
-    const entity = entities.get(cleanCell(cells[0]));
+    const id = cleanCell(cells[0]);
+    // An alias of an entry its primary file does not list: the files are of different lists or dates. Returned,
+    // not thrown, so the row guards (a short primary file) speak first.
+    if (entities.listed && !entities.listed.has(id)) {
+      orphan ??= new IngestError(file, row, 'ent_num', `alias of entry "${id}", which the primary file does not list (files of different lists or dates?)`);
+      stats.skip('alias of an entry the primary file does not list');
+      continue;
+    }
+    const entity = entities.get(id);
     const name = cleanCell(cells[3]);
     if (!entity) { stats.skip('alias of an entry not loaded'); continue; }
     if (name === '') { stats.skip('empty alias'); continue; }
     index.add(ofacEntry(list, cleanCell(cells[0]), name, entity, 'alias'));
   }
+  return orphan;
 }
 
 /**
@@ -62,17 +87,25 @@ export async function loadOfacAliases(
  */
 export async function loadOfacAddresses(
   file: string, list: 'ofac_sdn' | 'ofac_cons', index: WatchlistIndex, context: LoadContext, stats: SourceStats,
-): Promise<void> {
+  entities?: OfacEntities,
+): Promise<IngestError | null> {
+  let orphan: IngestError | null = null;
   for await (const { row, cells } of readCsv(file, { encoding: 'latin1', onBytes: context.onBytes })) {
-    if (cells.length < OFAC_ADD_FIELDS - 1) throw new IngestError(file, row, null, `expected ${OFAC_ADD_FIELDS} fields, found ${cells.length}`);
+    if (cells.length !== OFAC_ADD_FIELDS) throw ofacLayoutError(file, row, 'address', cells.length);
     stats.rows += 1;
     const id = cleanCell(cells[0]);
     if (!/^\d+$/.test(id)) throw new IngestError(file, row, 'Ent_num', `not an entry number: "${id}"`);
+    if (entities?.listed && !entities.listed.has(id)) {
+      orphan ??= new IngestError(file, row, 'Ent_num', `address of entry "${id}", which the primary file does not list (files of different lists or dates?)`);
+      stats.skip('address of an entry the primary file does not list');
+      continue;
+    }
     const country = cleanCell(cells[4]);
     const cityStateZip = cleanCell(cells[3]);
     if (country === '' && cityStateZip === '') { stats.skip('no place'); continue; }
     if (!index.addPlace(list, id, parseOfacPlace(cityStateZip, country))) stats.skip('address of an entry not loaded');
   }
+  return orphan;
 }
 
 function ofacEntry(list: 'ofac_sdn' | 'ofac_cons', id: string, name: string, entity: OfacEntity, field: 'primary_name' | 'alias'): ListEntry {
@@ -106,6 +139,9 @@ export function splitCrossReference(cell: string): string[] {
   return [...new Set(out)];
 }
 
+/** Every SAM column the screening reads (names, cross-references, dates): none may be missing. */
+const SAM_REQUIRED = ['Classification', 'Name', 'First', 'Middle', 'Last', 'Cross-Reference', 'Active Date', 'Termination Date', 'SAM Number'];
+
 export interface SamLoadResult {
   /** Newest `Creation_Date` in the file (ISO YYYY-MM-DD): the extract's content as-of; null when absent (V1). */
   asOf: string | null;
@@ -117,7 +153,11 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
   let asOf: string | null = null;
   for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
     if (!header) {
-      header = new HeaderMap(file, cells, ['Classification', 'Name', 'First', 'Last', 'Termination Date', 'SAM Number']);
+      header = new HeaderMap(file, cells, SAM_REQUIRED);
+      // V2 carries Unique Entity ID and Creation_Date where V1 (2016) has DUNS; both are read, by name.
+      if (!header.has('Unique Entity ID') && !header.has('DUNS')) {
+        throw new IngestError(file, 1, 'Unique Entity ID', 'not a SAM Exclusions extract: neither the V2 (Unique Entity ID) nor the V1 (DUNS) layout');
+      }
       continue;
     }
     stats.rows += 1;
@@ -130,9 +170,17 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
       if (day !== null && (asOf === null || day > asOf)) asOf = day;
     }
     const termination = fields.text('Termination Date');
+    const active = fields.text('Active Date');
+    const since = active === '' ? null : parseDate(active);
+    if (since === undefined) throw new IngestError(file, row, 'Active Date', `not a date: "${active}"`);
     if (termination !== '' && !/^indefinite$/i.test(termination)) {
       const until = parseDate(termination);
       if (until === undefined) throw new IngestError(file, row, 'Termination Date', `not a date: "${termination}"`);
+      // An exclusion cannot end before it began: the date columns are swapped or shifted, and reading them would
+      // lift every exclusion. Refused (a sanctions list is never partly read).
+      if (until !== null && since !== null && until < since) {
+        throw new IngestError(file, row, 'Termination Date', `"${termination}" is before the Active Date "${active}" (date columns swapped?)`);
+      }
       if (until !== null && until < context.today) { stats.skip('terminated'); continue; }
     }
     const classification = fields.text('Classification');

@@ -1,0 +1,99 @@
+// Judging a file by what it changes, not by how many rows it has. Pure: compares what this ingest read (coded field
+// shares, ...) with what the serving snapshot recorded, and returns one row per guard for the table printed after
+// every ingest. A guard beyond its limit refuses the ingest unless the operator accepted THAT guard by name
+// (`--accept GUARD`, repeatable); there is no switch that accepts them all.
+import type { FieldShare } from './coded-fields.js';
+import { IngestError } from './errors.js';
+
+export interface GuardRow {
+  /** Stable name the operator passes to --accept, e.g. "blank:census.SAFETY_RATING". */
+  guard: string;
+  before: string;
+  after: string;
+  limit: string;
+  verdict: 'ok' | 'refused' | 'accepted';
+  /** The file the guard is about (for the refusal line). */
+  file?: string;
+}
+
+export interface ChangeLimits {
+  /** Largest share of a coded field's values outside its closed set (default 0.01). */
+  maxUnknownShare: number;
+  /** Largest rise of a coded field's blank share against the serving snapshot, in share points (default 0.05). */
+  maxBlankRise: number;
+}
+
+export const DEFAULT_CHANGE_LIMITS: ChangeLimits = { maxUnknownShare: 0.01, maxBlankRise: 0.05 };
+
+/** Coded fields that are never blank in a sound file: judged on their own when the serving snapshot has no shares. */
+const NEVER_BLANK = new Set(['census.STATUS_CODE', 'census.HM_IND', 'oos.STATUS', 'authority.COMMON_STAT', 'authority.CONTRACT_STAT', 'authority.OP_AUTH_STATUS']);
+
+const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+export function codedFieldGuards(
+  now: Record<string, FieldShare>, before: Record<string, FieldShare> | undefined, limits: ChangeLimits, fileOf: (key: string) => string,
+): GuardRow[] {
+  const rows: GuardRow[] = [];
+  for (const [key, share] of Object.entries(now)) {
+    if (share.rows === 0) continue;
+    const old = before?.[key];
+    const unknown = share.unknown / share.rows;
+    const oldUnknown = old && old.rows > 0 ? old.unknown / old.rows : null;
+    const examples = share.examples?.length ? ` (${share.examples.map((e) => `"${e}"`).join(', ')})` : '';
+    rows.push({
+      guard: `unknown:${key}`, before: oldUnknown === null ? '-' : pct(oldUnknown), after: `${pct(unknown)}${unknown > 0 ? examples : ''}`,
+      limit: `≤ ${pct(limits.maxUnknownShare)}`, verdict: unknown > limits.maxUnknownShare ? 'refused' : 'ok', file: fileOf(key),
+    });
+    const blank = share.blank / share.rows;
+    const oldBlank = old && old.rows > 0 ? old.blank / old.rows : null;
+    const base = oldBlank ?? (NEVER_BLANK.has(key) ? 0 : null);
+    if (base === null) {
+      rows.push({ guard: `blank:${key}`, before: '-', after: pct(blank), limit: 'no serving share', verdict: 'ok', file: fileOf(key) });
+      continue;
+    }
+    rows.push({
+      guard: `blank:${key}`, before: oldBlank === null ? '-' : pct(oldBlank), after: pct(blank),
+      limit: `≤ ${pct(base + limits.maxBlankRise)}`, verdict: blank - base > limits.maxBlankRise ? 'refused' : 'ok', file: fileOf(key),
+    });
+  }
+  return rows;
+}
+
+/** A refusal by one or more change guards: the first line names the file and guard; `rows` is the whole table. */
+export class GuardRefusal extends IngestError {
+  constructor(file: string, why: string, readonly rows: GuardRow[]) {
+    super(file, null, null, why);
+  }
+}
+
+/**
+ * Marks the guards the operator accepted; throws a GuardRefusal naming the first guard still refused (and how many
+ * more). Returns the rows and the accept names that matched no refused guard (the caller warns about those).
+ */
+export function enforceGuards(rows: GuardRow[], accepted: readonly string[]): { rows: GuardRow[]; unused: string[] } {
+  const names = new Set(accepted);
+  const used = new Set<string>();
+  for (const row of rows) {
+    if (row.verdict === 'refused' && names.has(row.guard)) {
+      row.verdict = 'accepted';
+      used.add(row.guard);
+    }
+  }
+  const refused = rows.filter((row) => row.verdict === 'refused');
+  if (refused.length > 0) {
+    const first = refused[0]!;
+    const more = refused.length > 1 ? ` (and ${refused.length - 1} more guard(s); see the table)` : '';
+    throw new GuardRefusal(first.file ?? 'ingest', `${first.guard}: ${first.before} → ${first.after}, limit ${first.limit}; check the file or accept this change with --accept ${first.guard}${more}`, rows);
+  }
+  return { rows, unused: [...names].filter((name) => !used.has(name)) };
+}
+
+/** The guard table printed after every ingest (and with a refusal). */
+export function formatGuardTable(rows: GuardRow[]): string {
+  const shown = rows.filter((row) => row.verdict !== 'ok' || !row.guard.startsWith('blank:') || row.after !== '0.0%');
+  const header = ['guard', 'serving', 'this ingest', 'limit', 'verdict'];
+  const lines = shown.map((row) => [row.guard, row.before, row.after, row.limit, row.verdict]);
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? '').length)));
+  const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [format(header), ...lines.map(format)].join('\n');
+}
