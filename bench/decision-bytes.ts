@@ -19,7 +19,7 @@ import { DecisionRecorder } from '../src/decisions/recorder.js';
 import { encodeRecord } from '../src/decisions/record-codec.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/store/keys.js';
-import { toVerdict } from '../src/eligibility/service.js';
+import { toVerdict } from '../src/decisions/decision-id.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
 
 const { values } = parseArgs({

@@ -16,9 +16,8 @@ import { createLogger, logRequest, type RequestLine } from '../src/log.js';
 import type { DrawHandle } from '../src/ratelimit/budget.js';
 import type { StoredApiKey } from '../src/auth/api-key.js';
 import type { AuthResult } from '../src/auth/authenticate.js';
-import {
-  isUnrecorded, serialiseVerdict, VerdictBytes, verdictOutput, type VerdictWaiter,
-} from '../src/eligibility/service.js';
+import { isUnrecorded, type VerdictWaiter } from '../src/eligibility/service.js';
+import { serialiseVerdict, VerdictBytes, verdictOutput } from '../src/eligibility/verdict-bytes.js';
 import type { Verdict } from '../src/core/verdict.js';
 import { serveBenchStats, countCommands } from './child-stats.js';
 

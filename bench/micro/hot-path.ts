@@ -15,7 +15,10 @@ import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budge
 import type { LiveState } from '../../src/state/live-state.js';
 import { encodeRecord, encodeRecordGeneral } from '../../src/decisions/record-codec.js';
 import { decisionId } from '../../src/decisions/decision-id.js';
-import { serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, VerdictTemplates } from '../../src/eligibility/service.js';
+import {
+  serialiseVerdict, VerdictBytes, verdictBytes, VerdictTemplates,
+} from '../../src/eligibility/verdict-bytes.js';
+import { toVerdict } from '../../src/decisions/decision-id.js';
 import { decodeCarrier, encodeCarrier, NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { Command } from 'ioredis';

@@ -17,7 +17,7 @@ import { luaScripts } from '../redis/scripts.js';
 import { reportLine, type RowResult } from './csv.js';
 import { batchKeys, WORKER_GROUP } from './keys.js';
 import { planRow, screenedResult, outcomeOf } from './outcome.js';
-import type { PinnedScreening } from './pinned-screening.js';
+import type { PinnedCheck, PinnedScreening } from './pinned-screening.js';
 import { batchBudgetLimit } from './roster.js';
 import { isActiveStatus, OUTCOMES, type Outcome, type StoredRow } from './types.js';
 
@@ -81,7 +81,8 @@ export class ChunkScreener {
         continue;
       }
       const batch = toScreen.slice(next, next + admitted);
-      const screened = await this.decideWithRetries(pins, batch.map((row) => row.mc));
+      const account = key?.account ?? '';
+      const screened = await this.decideWithRetries(pins, batch.map((row) => ({ mc: row.mc, asker: { account, reference: rows[row.index]?.[3] ?? null } })));
       batch.forEach((row, position) => {
         results[row.index] = screened[position] ?? null;
       });
@@ -140,14 +141,14 @@ export class ChunkScreener {
   }
 
   /** Decisions for the MC numbers; degraded ones are retried, then reported as `error` with their reasons. */
-  private async decideWithRetries(pins: Parameters<PinnedScreening['decideAll']>[0], mcs: string[]): Promise<RowResult[]> {
-    const results: RowResult[] = new Array<RowResult>(mcs.length);
-    let pending = mcs.map((mc, index) => ({ mc, index }));
+  private async decideWithRetries(pins: Parameters<PinnedScreening['decideAll']>[0], checks: PinnedCheck[]): Promise<RowResult[]> {
+    const results: RowResult[] = new Array<RowResult>(checks.length);
+    let pending = checks.map((check, index) => ({ ...check, index }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       const last = attempt >= DEGRADED_RETRY_DELAYS_MS.length;
       let decided: { decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null } | null = null;
       try {
-        decided = await this.deps.screening.decideAll(pins, pending.map((row) => row.mc));
+        decided = await this.deps.screening.decideAll(pins, pending);
       } catch (error) {
         this.deps.log.warn({ err: error, attempt }, 'batch lookup failed');
         if (last) {

@@ -1,8 +1,8 @@
-// Pure mapping from a roster row and a decide() result to the row's report result. The same decide() and
+// Pure mapping from a roster row and an assess() result to the row's report result. The same assess() and
 // toVerdict() as the single check produce the verdict; this only names its outcome category.
 import { normaliseMcNumber } from '../core/mc-number.js';
 import type { Decision } from '../core/decide.js';
-import { toVerdict } from '../eligibility/service.js';
+import { toVerdict } from '../decisions/decision-id.js';
 import { notScreened, type RowResult } from './csv.js';
 import type { Outcome, StoredRow } from './types.js';
 

@@ -1,6 +1,6 @@
 // Decisions against a job's pinned snapshot version and rule set (not whatever is current), so every row of a
 // job is judged on the same data and rules. Reads the carrier hashes through the codec and bucket function
-// the single check uses, and calls the same decide().
+// the single check uses, and decides through the same assess().
 //
 // A retired snapshot version is removed by ingest after its grace period, buckets first, meta last. A version
 // that is gone, or retired and due for removal within SNAPSHOT_SAFETY_MS, is treated as missing: the decision
@@ -8,7 +8,8 @@
 import type { RedisClient } from '../redis/connection.js';
 import { sendKeyed } from '../redis/keyed-batch.js';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
-import { decide, type Decision } from '../core/decide.js';
+import { assess, type Asker } from '../core/assess.js';
+import type { Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import { doNotUseIndex } from '../state/do-not-use.js';
 import { parsePublishedRuleSet } from '../state/live-state.js';
@@ -17,6 +18,12 @@ import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import type { JobPins } from './jobs.js';
 
 const SNAPSHOT_SAFETY_MS = 5000;
+
+/** One row to decide: its normalised MC number, and the job's account with the row's reference. */
+export interface PinnedCheck {
+  mc: string;
+  asker: Asker;
+}
 
 export class PinnedScreening {
   /** Published rule sets never change, so a version read once is kept. */
@@ -29,9 +36,10 @@ export class PinnedScreening {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** One decision per normalised MC number, in order. Throws when Redis fails (the caller retries). */
-  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, mcs: readonly string[]): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
+  /** One decision per check (a normalised MC number and who asks), in order. Throws when Redis fails (the caller retries). */
+  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, checks: readonly PinnedCheck[]): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
     const version = pins.snapshot_version;
+    const mcs = checks.map((check) => check.mc);
     // Carriers first: their buckets spread over cluster slots, so they go one key per command (sendKeyed).
     const encoded = version
       ? (await sendKeyed(this.redis, mcs.map((mc) => ['hget', this.keys.carrierBucket(version, carrierBucket(mc)), mc] as const)))
@@ -76,11 +84,10 @@ export class PinnedScreening {
       ruleset = raw ? parsePublishedRuleSet(raw) : null;
       if (ruleset) this.rulesets.set(rulesetVersion, ruleset);
     }
-    const decisions = mcs.map((mc, index) => decide({
-      lookup: snapshot ? safeDecode(mc, encoded[index] ?? null) : null,
-      ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,
-      onDoNotUseList: doNotUse.has(mc, nowMs),
-    }));
+    const decisions = checks.map(({ mc, asker }, index) => assess({
+      mc, lookup: snapshot ? safeDecode(mc, encoded[index] ?? null) : null,
+      snapshot, ruleset, doNotUse, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,
+    }, asker));
     return { decisions, nowMs, snapshot };
   }
 }

@@ -1,4 +1,8 @@
+// Decision ids, and the step that makes a decision a verdict: the id and the evaluation time stamped on it.
 import { randomFillSync } from 'node:crypto';
+import { isoTimestamp } from '../core/dates.js';
+import type { Decision } from '../core/decide.js';
+import { verdictOf, type Verdict } from '../core/verdict.js';
 
 // Decision ids are UUIDv7 (RFC 9562): 48-bit Unix ms, version 7, 74 random bits. uuid's v7 asks the kernel for
 // 16 fresh bytes per id (crypto.getRandomValues), about 4% of a cache-hot request; a pool refilled every 819
@@ -43,4 +47,9 @@ export function decisionId(nowMs: number): string {
   ID_CHARS[23] = 0x2d;
   for (let index = 0; index < 6; index += 1) putHex(24 + index * 2, r[o + 4 + index]!);
   return ID_CHARS.toString('latin1', 0, 36);
+}
+
+/** A decision as a verdict: its own decision id and evaluation time, at `nowMs`. */
+export function toVerdict(decision: Decision, mc: string, nowMs: number, cacheHit: boolean): Verdict {
+  return verdictOf(decision, mc, decisionId(nowMs), isoTimestamp(nowMs), cacheHit);
 }

@@ -11,9 +11,8 @@ import type { AuthResult, Authenticator } from '../auth/authenticate.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import { AppError } from '../errors.js';
 import { rateLimitHeaders, type BudgetDecision, type BudgetLimiter, type DrawHandle, type DrawOutcome } from '../ratelimit/budget.js';
-import {
-  isUnrecorded, serialiseVerdict, verdictOutput, type EligibilityService, type VerdictOutput, type VerdictWaiter,
-} from './service.js';
+import { isUnrecorded, type EligibilityService, type VerdictWaiter } from './service.js';
+import { serialiseVerdict, verdictOutput, type VerdictOutput } from './verdict-bytes.js';
 import type { Verdict } from '../core/verdict.js';
 import type { Metrics } from '../metrics.js';
 import type { LinePart } from '../log.js';

@@ -7,15 +7,17 @@
 //   do-not-use      the change log entries after the processed epoch name the carriers
 //   rule set        every watched carrier (new rules may change any verdict), once
 //   time            the schedule's due carriers (src/monitoring/schedule.ts)
-// Each carrier is decided once with decide() (never per account); the verdict is compared with its baseline,
-// and only a change is fanned out: per watching account a decision record and the events. Baselines move
+// Each carrier is decided once with assess() (never per account); the verdict is compared with its baseline,
+// and only a change is fanned out: per watching account a decision record (through assess()'s per-account step,
+// forAsker) and the events. Baselines move
 // after the events are stored, so a crash in between re-emits (at least once) rather than loses a change.
 // While verdicts are withheld (stale or missing required source, no rule set) nothing is diffed: each account
 // gets one screening.degraded event, and screening.restored plus a full re-check when it recovers.
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { CarrierLookup, CarrierRecord, SnapshotMeta } from '../core/carrier.js';
-import { decide, degradedReasons, type Decision } from '../core/decide.js';
+import { assess, forAsker, NO_ASKER } from '../core/assess.js';
+import { degradedReasons, type Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { DecisionRecorder } from '../decisions/recorder.js';
 import type { Logger } from '../log.js';
@@ -26,7 +28,7 @@ import type { LiveState } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { readDoNotUseLog } from '../store/do-not-use.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import { toVerdict } from '../eligibility/service.js';
+import { toVerdict } from '../decisions/decision-id.js';
 import type { EventStore } from './event-store.js';
 import {
   changeEvents, parseSummary, screeningEvent, summarise, verdictChanged, type MonitoringEvent, type Trigger, type VerdictSummary,
@@ -238,10 +240,10 @@ export class ChangeDetector {
       const before = parseSummary(baselines[index] as string | null);
       if (onlyMissing && before !== null) return;
       const lookup = safeDecode(mc, (encoded[index] as string | null) ?? null);
-      const decision = decide({
-        lookup, ruleset: context.ruleset, snapshot: context.snapshot, backendAvailable: true,
-        maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs: context.nowMs, onDoNotUseList: doNotUse.has(mc, context.nowMs),
-      });
+      const decision = assess({
+        mc, lookup, snapshot: context.snapshot, ruleset: context.ruleset, doNotUse, backendAvailable: true,
+        maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs: context.nowMs,
+      }, NO_ASKER);
       stats.decided += 1;
       // A degraded verdict here (an undecodable record) is not a change of the carrier: keep the baseline.
       if (decision.degraded) return;
@@ -276,11 +278,13 @@ export class ChangeDetector {
     for (const change of changes) {
       for (const account of watchers.get(change.mc) ?? []) {
         // A real decision record per account: GET /v1/decisions/{id} answers only the account that owns it.
-        const verdict = toVerdict(change.decision, change.mc, context.nowMs, false);
+        const reference = `monitoring:${change.trigger}`;
+        const decision = forAsker(change.decision, { mc: change.mc, nowMs: context.nowMs }, { account, reference });
+        const verdict = toVerdict(decision, change.mc, context.nowMs, false);
         const firstId = uuidv7();
         if (recorder) {
           records.push(recorder.record(verdict, {
-            kind: 'check', keyId: 'monitoring', account, requestId: firstId, reference: `monitoring:${change.trigger}`, jobId: null, row: null,
+            kind: 'check', keyId: 'monitoring', account, requestId: firstId, reference, jobId: null, row: null,
           }));
         }
         let pendingFirst: string | null = firstId;

@@ -10,7 +10,8 @@ import { eligibilityRoute, type EligibilityDeps } from '../../src/eligibility/ro
 import type { HttpRequest, HttpResponse, Route } from '../../src/http/types.js';
 import { DrawOutcome, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { toVerdict, VerdictTemplates } from '../../src/eligibility/service.js';
+import { VerdictTemplates } from '../../src/eligibility/verdict-bytes.js';
+import { toVerdict } from '../../src/decisions/decision-id.js';
 import type { Verdict } from '../../src/core/verdict.js';
 
 const KEY = { id: 'k1', account: 'acme', rate_per_minute: 100, scopes: ['eligibility'] } as unknown as StoredApiKey;

@@ -9,7 +9,7 @@ import { DEFAULT_RULE_SET, type PublishedRuleSet } from '../../src/core/ruleset.
 import { canonicalJson } from '../../src/decisions/reader.js';
 import { decodeRecord, encodeRecord, encodeRecordGeneral, evidenceVariant } from '../../src/decisions/record-codec.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
-import { toVerdict } from '../../src/eligibility/service.js';
+import { toVerdict } from '../../src/decisions/decision-id.js';
 import { carrier, DAY, daysAgo, daysAhead, NOW } from '../helpers/decision-fixture.js';
 
 // Only census and authority required, so the snapshot below is complete under it.

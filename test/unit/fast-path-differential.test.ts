@@ -15,8 +15,9 @@ import { parseCanonicalBody, parseEligibilityBody, parseEligibilityBodyGeneral }
 import { rateLimitHeaders, type BudgetDecision } from '../../src/ratelimit/budget.js';
 import { NOT_FOUND } from '../../src/store/carrier-codec.js';
 import {
-  serialiseVerdict, toVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates, type VerdictOutput,
-} from '../../src/eligibility/service.js';
+  serialiseVerdict, VerdictBytes, verdictBytes, verdictOutput, VerdictTemplates, type VerdictOutput,
+} from '../../src/eligibility/verdict-bytes.js';
+import { toVerdict } from '../../src/decisions/decision-id.js';
 import type { Verdict } from '../../src/core/verdict.js';
 
 /** The access line's decision members as one text (`,"mc_number":…` and the rest), as the route writes them. */
