@@ -3,15 +3,13 @@
 import { Authenticator } from './auth/authenticate.js';
 import { CallGate } from './auth/call-gate.js';
 import { FailureLimit } from './auth/failure-limit.js';
-import { batchApiRoutes, startBatchWorker } from './batch/wiring.js';
+import { batchApiRoutes, startBatchWorker } from './batch/index.js';
 import { KeyStore } from './auth/key-store.js';
 import { meRoute } from './auth/me-route.js';
 import { consoleDir, consoleRoutes } from './console/route.js';
 import type { Config } from './config.js';
-import { eligibilityRoute } from './eligibility/route.js';
-import { decisionsRoute } from './decisions/route.js';
-import { DecisionReader } from './decisions/reader.js';
-import { DecisionRecorder } from './decisions/recorder.js';
+import { eligibilityRoute, EligibilityService } from './eligibility/index.js';
+import { decisionsRoute, DecisionReader, DecisionRecorder } from './decisions/index.js';
 import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
 import { metricsRoute } from './http/handlers/metrics.js';
@@ -24,9 +22,8 @@ import { CallBudget } from './ratelimit/call-budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
 import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
-import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/wiring.js';
+import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/index.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
-import { EligibilityService } from './eligibility/service.js';
 import { SERVICE_VERSION } from './version.js';
 
 

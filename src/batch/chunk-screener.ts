@@ -10,7 +10,7 @@ import type { RedisClient } from '../redis/connection.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { Decision } from '../core/decide.js';
-import type { DecisionRecorder } from '../decisions/recorder.js';
+import type { DecisionRecorder } from '../decisions/index.js';
 import type { Logger } from '../log.js';
 import type { BudgetLimiter } from '../ratelimit/budget.js';
 import { luaScripts } from '../redis/scripts.js';

@@ -2,7 +2,7 @@
 // toVerdict() as the single check produce the verdict; this only names its outcome category.
 import { normaliseMcNumber } from '../core/mc-number.js';
 import type { Decision } from '../core/decide.js';
-import { toVerdict } from '../decisions/decision-id.js';
+import { toVerdict } from '../decisions/index.js';
 import { notScreened, type RowResult } from './csv.js';
 import type { Outcome, StoredRow } from './types.js';
 

@@ -10,7 +10,7 @@ import { batchRoutes } from './route.js';
 import type { Route } from '../http/types.js';
 import { BudgetLimiter } from '../ratelimit/budget.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
-import { DecisionRecorder } from '../decisions/recorder.js';
+import { DecisionRecorder } from '../decisions/index.js';
 import { ChunkScreener } from './chunk-screener.js';
 import { BatchJobs } from './jobs.js';
 import { PinnedScreening } from './pinned-screening.js';

@@ -19,7 +19,7 @@ import type { CarrierLookup, CarrierRecord, SnapshotMeta } from '../core/carrier
 import { assess, forAsker, NO_ASKER } from '../core/assess.js';
 import { degradedReasons, type Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
-import type { DecisionRecorder } from '../decisions/recorder.js';
+import { type DecisionRecorder, toVerdict } from '../decisions/index.js';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
@@ -28,7 +28,6 @@ import type { LiveState } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { readDoNotUseLog } from '../store/do-not-use.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import { toVerdict } from '../decisions/decision-id.js';
 import type { EventStore } from './event-store.js';
 import {
   changeEvents, parseSummary, screeningEvent, summarise, verdictChanged, type MonitoringEvent, type Trigger, type VerdictSummary,

@@ -3,12 +3,12 @@
 // patient connections of their own (a worker waits through Redis restarts rather than failing fast).
 import type { CallGate } from '../auth/call-gate.js';
 import type { Config } from '../config.js';
-import { DecisionRecorder } from '../decisions/recorder.js';
+import { DecisionRecorder } from '../decisions/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { LiveState } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
-import type { EligibilityService } from '../eligibility/service.js';
+import type { EligibilityService } from '../eligibility/index.js';
 import type { Route } from '../http/types.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { WebhookDeliverer } from './delivery.js';

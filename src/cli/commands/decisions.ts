@@ -3,8 +3,9 @@
 // verify checks a file against its manifest and the trusted Ed25519 public key.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { exportDecisions, parsePublicKey, parseSigningKey, verifyExport } from '../../decisions/archive.js';
-import { DecisionReader } from '../../decisions/reader.js';
+import {
+  exportDecisions, parsePublicKey, parseSigningKey, verifyExport, DecisionReader,
+} from '../../decisions/index.js';
 import { loadConfig } from '../../config.js';
 import { CliError, printJson, withContext } from '../context.js';
 

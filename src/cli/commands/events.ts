@@ -1,8 +1,7 @@
 // `carrier-eligibility events tail`: an account's monitoring events as JSON lines, from a cursor (or the oldest
 // kept), optionally following new ones; the last line's cursor can be passed to --after to resume.
 import type { Command } from 'commander';
-import { decodeCursor, encodeCursor, EventStore } from '../../monitoring/event-store.js';
-import { monitoringKeys } from '../../monitoring/keys.js';
+import { decodeCursor, encodeCursor, EventStore, monitoringKeys } from '../../monitoring/index.js';
 import { CliError, withContext } from '../context.js';
 
 export function register(program: Command): void {

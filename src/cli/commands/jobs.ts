@@ -1,9 +1,7 @@
 // `carrier-eligibility jobs list|show|cancel`: batch jobs for operators. Reads the per-prefix job index
 // (never KEYS/SCAN); cancel ends a job exactly as the owner's DELETE does.
 import { InvalidArgumentError, type Command } from 'commander';
-import { BatchJobs } from '../../batch/jobs.js';
-import { isActiveStatus } from '../../batch/types.js';
-import { jobView } from '../../batch/view.js';
+import { BatchJobs, isActiveStatus, jobView } from '../../batch/index.js';
 import { CliError, printJson, withContext, type CliContext } from '../context.js';
 
 function parseLimit(value: string): number {

@@ -3,9 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { normaliseMcNumber } from '../../core/mc-number.js';
-import { monitoringKeys } from '../../monitoring/keys.js';
-import { MAX_WATCH_ROWS } from '../../monitoring/routes.js';
-import { WatchListStore, type WatchItem } from '../../monitoring/watchlist.js';
+import { monitoringKeys, MAX_WATCH_ROWS, WatchListStore, type WatchItem } from '../../monitoring/index.js';
 import { CliError, printJson, withContext } from '../context.js';
 
 function mcOrFail(raw: string, where: string): string {

@@ -2,9 +2,7 @@
 // their secrets), disabling one, and queueing re-deliveries (one event or a time range).
 import type { Command } from 'commander';
 import { parseInstant } from '../../core/dates.js';
-import { EventStore } from '../../monitoring/event-store.js';
-import { monitoringKeys } from '../../monitoring/keys.js';
-import { endpointView, REPLAY_QUEUE_MAX, WebhookStore } from '../../monitoring/webhook-store.js';
+import { EventStore, monitoringKeys, endpointView, REPLAY_QUEUE_MAX, WebhookStore } from '../../monitoring/index.js';
 import { CliError, printJson, withContext } from '../context.js';
 
 function instant(raw: string, flag: string): number {
