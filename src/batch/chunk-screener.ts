@@ -20,6 +20,7 @@ import { planRow, screenedResult, outcomeOf } from './outcome.js';
 import type { PinnedCheck, PinnedScreening } from './pinned-screening.js';
 import { batchBudgetLimit } from './roster.js';
 import { isActiveStatus, OUTCOMES, type Outcome, type StoredRow } from './types.js';
+import { decodeStoredRows } from '../store/stored-json.js';
 
 const DEGRADED_RETRY_DELAYS_MS = [100, 300, 900];
 /** Longest single sleep while waiting for budget, so a cancel or shutdown is noticed promptly. */
@@ -64,7 +65,7 @@ export class ChunkScreener {
     if (!isActiveStatus(status) || !keyId) return 'skipped';
     const rowsJson = await redis.hget(keys.rows, String(task.chunkIndex));
     if (rowsJson === null) return 'skipped';
-    const rows = JSON.parse(rowsJson) as StoredRow[];
+    const rows: StoredRow[] = decodeStoredRows(rowsJson, `${keys.rows} ${task.chunkIndex}`);
     const pins = { snapshot_version: snapshotVersion || null, ruleset_version: rulesetVersion ? Number(rulesetVersion) : null };
 
     const plans = rows.map(planRow);

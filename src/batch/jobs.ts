@@ -14,12 +14,12 @@
 // (deadline + margin) bounds everything else.
 import type { RedisClient } from '../redis/connection.js';
 import { v7 as uuidv7 } from 'uuid';
-import type { SnapshotMeta } from '../core/carrier.js';
 import { luaScripts } from '../redis/scripts.js';
 import { redisKeys } from '../store/keys.js';
 import { batchGlobalKeys, batchKeys, WORKER_GROUP, type BatchGlobalKeys } from './keys.js';
 import { toChunks } from './roster.js';
 import { isActiveStatus, OUTCOMES, type JobStatus, type NotScreenedReason, type StoredRow, type Summary } from './types.js';
+import { decodeSnapshotMeta } from '../store/stored-json.js';
 
 const SLOT_MARGIN_MS = 5 * 60_000;
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -204,7 +204,7 @@ export class BatchJobs {
     return {
       snapshot_version: meta ? snapshotVersion ?? null : null,
       ruleset_version: rulesetVersion ? Number(rulesetVersion) : null,
-      data_as_of: meta ? (JSON.parse(meta) as SnapshotMeta).data_as_of : null,
+      data_as_of: meta && snapshotVersion ? decodeSnapshotMeta(meta, keys.snapshotMeta(snapshotVersion)).data_as_of : null,
     };
   }
 

@@ -12,10 +12,10 @@ import { assess, type Asker } from '../core/assess.js';
 import type { Decision } from '../core/decide.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import { doNotUseIndex } from '../state/do-not-use.js';
-import { parsePublishedRuleSet } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import type { JobPins } from './jobs.js';
+import { decodePublishedRuleSet, decodeSnapshotMeta } from '../store/stored-json.js';
 
 const SNAPSHOT_SAFETY_MS = 5000;
 
@@ -76,12 +76,12 @@ export class PinnedScreening {
       const meta = values[0] ?? null;
       const retiredDue = values[1];
       const removable = retiredDue !== null && retiredDue !== undefined && Number(retiredDue) <= nowMs + SNAPSHOT_SAFETY_MS;
-      snapshot = meta && !removable ? JSON.parse(meta) as SnapshotMeta : null;
+      snapshot = meta && !removable ? decodeSnapshotMeta(meta, this.keys.snapshotMeta(version)) : null;
     }
     let ruleset = cachedRuleset ?? null;
     if (rulesetVersion !== null && !cachedRuleset) {
       const raw = values[values.length - 1];
-      ruleset = raw ? parsePublishedRuleSet(raw) : null;
+      ruleset = raw ? decodePublishedRuleSet(raw) : null;
       if (ruleset) this.rulesets.set(rulesetVersion, ruleset);
     }
     const decisions = checks.map(({ mc, asker }, index) => assess({

@@ -5,7 +5,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { notScreened, REPORT_HEADER, reportLine } from './csv.js';
 import type { JobRecord } from './jobs.js';
 import { batchKeys } from './keys.js';
-import type { StoredRow } from './types.js';
+import { decodeStoredRows } from '../store/stored-json.js';
 
 /** Chunks fetched per round trip: at most 8 × 250 lines, a few hundred KB. */
 const CHUNKS_PER_PAGE = 8;
@@ -25,7 +25,7 @@ export async function* reportChunks(redis: RedisClient, prefix: string, job: Job
         if (!json) throw new Error(`job ${job.id}: chunk ${index} has neither lines nor rows (expired?)`);
         const result = notScreened(job.terminal_reason ?? 'job_failed');
         const firstRow = Number(index) * job.chunk_size;
-        rendered.set(index, (JSON.parse(json) as StoredRow[]).map((row, offset) => reportLine(firstRow + offset + 1, row, result)).join(''));
+        rendered.set(index, decodeStoredRows(json, `${keys.rows} ${index}`).map((row, offset) => reportLine(firstRow + offset + 1, row, result)).join(''));
       });
     }
     yield indexes.map((index, position) => blocks[position] ?? rendered.get(index) ?? '').join('');

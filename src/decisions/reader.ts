@@ -7,11 +7,11 @@ import type { SnapshotMeta } from '../core/carrier.js';
 import { sourceEvidence } from '../core/evidence.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { RedisClient } from '../redis/connection.js';
-import { parsePublishedRuleSet } from '../state/live-state.js';
 import type { RedisKeys } from '../store/keys.js';
 import type { Verdict } from '../core/verdict.js';
 import { bucketKey } from './recorder.js';
 import { DECISION_ID, decodeRecord, sharedEvidenceSchema, type SharedEvidence, type StoredRecord } from './record-codec.js';
+import { decodePublishedRuleSet, decodeSnapshotMeta } from '../store/stored-json.js';
 
 /** Looked up instead of a malformed id, so an unknown id costs the same Redis read as a real one. */
 const ABSENT_ID = '00000000-0000-7000-8000-000000000000';
@@ -89,11 +89,11 @@ export class DecisionReader {
       }) : null,
       snapshotVersion ? this.cached(this.manifests, snapshotVersion, async () => {
         const raw = await this.redis.get(this.keys.snapshotManifest(snapshotVersion));
-        return raw === null ? null : JSON.parse(raw) as SnapshotMeta;
+        return raw === null ? null : decodeSnapshotMeta(raw, this.keys.snapshotManifest(snapshotVersion));
       }) : null,
       verdict.ruleset_version !== null ? this.cached(this.rulesets, verdict.ruleset_version, async () => {
         const raw = await this.redis.get(this.keys.ruleset(verdict.ruleset_version as number));
-        return raw === null ? null : parsePublishedRuleSet(raw);
+        return raw === null ? null : decodePublishedRuleSet(raw);
       }) : null,
     ]);
     if (evidenceKey && !shared) throw new Error(`decision ${stored.decisionId}: shared evidence ${evidenceKey} is missing`);

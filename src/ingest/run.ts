@@ -30,6 +30,7 @@ import { loadAuthorityNames } from './sources/authority.js';
 import { mergeCensusRows, readCensus, type CensusRow } from './sources/census.js';
 import { DotBitmap } from './dot-bitmap.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
+import { decodeSnapshotMeta } from '../store/stored-json.js';
 
 export type { IngestFiles } from './load-sources.js';
 
@@ -156,7 +157,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     const maxShrink = options.maxShrink ?? MAX_SHRINK;
     const current = await redis.get(keys.snapshotCurrent);
     const currentRaw = current ? await redis.get(keys.snapshotMeta(current)) : null;
-    const currentMeta = currentRaw ? (JSON.parse(currentRaw) as SnapshotMeta) : null;
+    const currentMeta = currentRaw && current ? decodeSnapshotMeta(currentRaw, keys.snapshotMeta(current)) : null;
     // Every side source against the one it replaces, before the (long) census pass.
     checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census'), files: loaded.files });
     if (loaded.problems[0]) throw loaded.problems[0];

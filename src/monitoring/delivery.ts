@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
+import { luaScripts } from '../redis/scripts.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import type { MonitoringKeys } from './keys.js';
 import type { DeliveryOutcome, MonitoringMetrics } from './metrics.js';
@@ -107,17 +108,14 @@ export class WebhookDeliverer {
         this.options.log.warn({ err: error, endpoint: id }, 'webhook delivery failed; will retry');
       }).finally(async () => {
         this.active.delete(name);
-        if ((await redis.get(lease).catch(() => null)) === this.token) await redis.del(lease).catch(() => 0);
+        await luaScripts.leaseRelease(redis, lease, this.token).catch(() => false);
       });
       this.active.set(name, task);
     }
   }
 
   private async stillMine(account: string, id: string): Promise<boolean> {
-    const lease = this.options.mkeys.webhookLease(account, id);
-    if ((await this.options.redis.get(lease)) !== this.token) return false;
-    await this.options.redis.pexpire(lease, this.options.leaseMs);
-    return true;
+    return luaScripts.leaseRenew(this.options.redis, this.options.mkeys.webhookLease(account, id), this.token, this.options.leaseMs);
   }
 
   /** Delivers while there is work; resolves with how long to leave the endpoint alone. */

@@ -23,6 +23,7 @@ import { type DecisionRecorder, toVerdict } from '../decisions/index.js';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
+import { luaScripts } from '../redis/scripts.js';
 import { doNotUseIndex } from '../state/do-not-use.js';
 import type { LiveState } from '../state/live-state.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
@@ -358,14 +359,11 @@ export class DetectorLoop {
     if ((await this.redis.scard(this.accountsKey)) === 0) return null;
     const leaseMs = Math.max(10_000, this.pollMs * 20);
     const held = await this.redis.set(this.leaderKey, this.token, 'PX', leaseMs, 'NX');
-    if (held !== 'OK') {
-      if ((await this.redis.get(this.leaderKey)) !== this.token) return null;
-      await this.redis.pexpire(this.leaderKey, leaseMs);
-    }
+    if (held !== 'OK' && !(await luaScripts.leaseRenew(this.redis, this.leaderKey, this.token, leaseMs))) return null;
     // A tick can outlast the lease (a first observation or a rule set change over a million pairs): keep it
     // renewed meanwhile, so no second worker starts detecting (and emitting) the same changes.
     const renew = setInterval(() => {
-      void this.redis.get(this.leaderKey).then((holder) => (holder === this.token ? this.redis.pexpire(this.leaderKey, leaseMs) : 0)).catch(() => 0);
+      void luaScripts.leaseRenew(this.redis, this.leaderKey, this.token, leaseMs).catch(() => false);
     }, Math.floor(leaseMs / 3));
     const started = performance.now();
     try {
@@ -380,6 +378,6 @@ export class DetectorLoop {
     this.running = false;
     clearTimeout(this.timer);
     await this.busy;
-    if ((await this.redis.get(this.leaderKey).catch(() => null)) === this.token) await this.redis.del(this.leaderKey).catch(() => 0);
+    await luaScripts.leaseRelease(this.redis, this.leaderKey, this.token).catch(() => false);
   }
 }

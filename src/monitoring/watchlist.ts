@@ -3,23 +3,11 @@
 // writes the account side first, then the carrier side; a failure in between answers 503 and the idempotent
 // retry completes it. The per-account limit is checked after the add and undone when exceeded, so concurrent
 // adds can only err towards refusing.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RedisClient } from '../redis/connection.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
+import { luaScripts } from '../redis/scripts.js';
 import { shardOf, type MonitoringKeys } from './keys.js';
-
-const UNWATCH_LUA = readFileSync(new URL('./lua/unwatch.lua', import.meta.url), 'utf8');
-const registered = new WeakSet<object>();
-type Unwatch = (...args: (string | number)[]) => Promise<unknown>;
-
-function unwatchCommand(redis: RedisClient): Unwatch {
-  if (!registered.has(redis)) {
-    redis.defineCommand('monitoringUnwatch', { numberOfKeys: 4, lua: UNWATCH_LUA });
-    registered.add(redis);
-  }
-  return ((redis as unknown as Record<string, Unwatch>).monitoringUnwatch as Unwatch).bind(redis);
-}
 
 export interface WatchItem {
   mc: string;
@@ -83,7 +71,9 @@ export class WatchListStore {
     const removed = await redis.zrem(keys.watchList(account), mc);
     await redis.hdel(keys.watchMeta(account), mc);
     const shard = shardOf(mc);
-    await unwatchCommand(redis)(keys.watchers(mc), keys.watchedCarriers(shard), keys.baseline(shard), keys.schedule(shard), account, mc);
+    await luaScripts.monitoringUnwatch(redis, {
+      watchers: keys.watchers(mc), watched: keys.watchedCarriers(shard), baseline: keys.baseline(shard), schedule: keys.schedule(shard),
+    }, account, mc);
     return removed > 0;
   }
 

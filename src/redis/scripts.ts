@@ -6,7 +6,7 @@
 // rather than registered (its argument list grows with the turn: src/redis/flat-command.ts).
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { RedisClient } from './connection.js';
 import { flatScript, sendFlatScript, type FlatScript } from './flat-command.js';
 
@@ -23,7 +23,32 @@ const SOURCES = {
   batchHeartbeat: { file: 'batch-heartbeat.lua', keys: 1 },
   doNotUseApply: { file: 'dnu-apply.lua', keys: 4 },
   webhookQueueReplay: { file: 'webhook-queue-replay.lua', keys: 2 },
+  leaseRenew: { file: 'lease-renew.lua', keys: 1 },
+  leaseRelease: { file: 'lease-release.lua', keys: 1 },
+  monitoringUnwatch: { file: 'monitoring-unwatch.lua', keys: 4 },
 } as const;
+
+type Arg = string | number;
+
+// The commands defineCommand adds, declared on ioredis' command interface (its documented way to type custom
+// commands), so the clients carry them without a cast. Each takes its keys, then its arguments.
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    slidingWindowDraw(...args: Arg[]): Result<unknown, Context>;
+    batchCreate(...args: Arg[]): Result<unknown, Context>;
+    batchClaimSlot(...args: Arg[]): Result<unknown, Context>;
+    batchReleaseSlot(...args: Arg[]): Result<unknown, Context>;
+    batchBeginChunk(...args: Arg[]): Result<unknown, Context>;
+    batchCompleteChunk(...args: Arg[]): Result<unknown, Context>;
+    batchTerminate(...args: Arg[]): Result<unknown, Context>;
+    batchHeartbeat(...args: Arg[]): Result<unknown, Context>;
+    doNotUseApply(...args: Arg[]): Result<unknown, Context>;
+    webhookQueueReplay(...args: Arg[]): Result<unknown, Context>;
+    leaseRenew(...args: Arg[]): Result<unknown, Context>;
+    leaseRelease(...args: Arg[]): Result<unknown, Context>;
+    monitoringUnwatch(...args: Arg[]): Result<unknown, Context>;
+  }
+}
 
 /**
  * carrier-read.lua, sent by sendFlatScript instead of defineCommand: its argument list grows with the turn's
@@ -33,24 +58,19 @@ const SOURCES = {
 let carrierReadScript: FlatScript | null = null;
 
 type ScriptName = keyof typeof SOURCES;
-type Arg = string | number;
-type RawCall = (...args: Arg[]) => Promise<unknown>;
 
-/** Per client: its bound script commands, registered once (the budget draw calls this on the hot path). */
-const bound = new WeakMap<object, Record<ScriptName, RawCall>>();
+/** Clients whose script commands are defined (the budget draw calls raw() on the hot path). */
+const defined = new WeakSet<RedisClient>();
 
-function raw(client: RedisClient, name: ScriptName): RawCall {
-  let calls = bound.get(client);
-  if (!calls) {
+/** The script's command on `client`, defined on first use; call it with the script's keys, then its arguments. */
+function raw(client: RedisClient, name: ScriptName): (...args: Arg[]) => Promise<unknown> {
+  if (!defined.has(client)) {
     for (const [script, { file, keys }] of Object.entries(SOURCES)) {
-      const lua = readFileSync(new URL(file, LUA_DIR), 'utf8');
-      client.defineCommand(script, { numberOfKeys: keys, lua });
+      client.defineCommand(script, { numberOfKeys: keys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') });
     }
-    const commands = client as unknown as Record<ScriptName, RawCall>;
-    calls = Object.fromEntries(Object.keys(SOURCES).map((script) => [script, commands[script as ScriptName].bind(client)])) as Record<ScriptName, RawCall>;
-    bound.set(client, calls);
+    defined.add(client);
   }
-  return calls[name];
+  return (...args) => client[name](...args);
 }
 
 const int = z.coerce.number().int();
@@ -140,6 +160,26 @@ export const luaScripts = {
   /** batch-heartbeat.lua: true while this consumer still owns the entry. */
   async batchHeartbeat(client: RedisClient, stream: string, group: string, consumer: string, entryId: string): Promise<boolean> {
     return int.parse(await raw(client, 'batchHeartbeat')(stream, group, consumer, entryId)) === 1;
+  },
+
+  /** lease-renew.lua: extends the lease by `leaseMs` when `token` still holds it; false when it does not. */
+  async leaseRenew(client: RedisClient, lease: string, token: string, leaseMs: number): Promise<boolean> {
+    return int.parse(await raw(client, 'leaseRenew')(lease, token, leaseMs)) === 1;
+  },
+
+  /** lease-release.lua: deletes the lease when `token` still holds it; false when it does not. */
+  async leaseRelease(client: RedisClient, lease: string, token: string): Promise<boolean> {
+    return int.parse(await raw(client, 'leaseRelease')(lease, token)) === 1;
+  },
+
+  /**
+   * monitoring-unwatch.lua: removes an account from a carrier's watchers, and the carrier from its shard's watched
+   * set, baseline and schedule when no account is left ({monw:<shard>}); how many accounts still watch it.
+   */
+  async monitoringUnwatch(
+    client: RedisClient, keys: { watchers: string; watched: string; baseline: string; schedule: string }, account: string, mc: string,
+  ): Promise<number> {
+    return int.parse(await raw(client, 'monitoringUnwatch')(keys.watchers, keys.watched, keys.baseline, keys.schedule, account, mc));
   },
 
   /**

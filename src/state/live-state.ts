@@ -9,13 +9,14 @@
 // that miss are backend failures, not 401s (src/auth/key-store.ts). Every change of the replica's condition is
 // logged once, as one structured line (src/state/condition.ts).
 import type { SnapshotMeta } from '../core/carrier.js';
-import { ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
+import type { PublishedRuleSet } from '../core/ruleset.js';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
 import { readDoNotUseEpoch, readDoNotUseLog, scanDoNotUse } from '../store/do-not-use.js';
 import type { RedisKeys } from '../store/keys.js';
 import { replicaProblems, type BackendStatus } from './condition.js';
 import { DoNotUseList, type DoNotUseIndex } from './do-not-use.js';
+import { decodePublishedRuleSet, decodeSnapshotMeta } from '../store/stored-json.js';
 
 export interface LiveStateListener {
   onKeyEpochChange(): void;
@@ -263,7 +264,7 @@ export class LiveState {
       return;
     }
     const raw = await this.redis.get(this.keys.snapshotMeta(version));
-    const next = raw ? JSON.parse(raw) as SnapshotMeta : null;
+    const next = raw ? decodeSnapshotMeta(raw, this.keys.snapshotMeta(version)) : null;
     const prepared = next === null ? [] : await this.prepareSwitch(next);
     // One synchronous step: no check sees the new snapshot without what its preparers made ready, or the reverse.
     this.snapshot = next;
@@ -293,19 +294,8 @@ export class LiveState {
       return;
     }
     const raw = await this.redis.get(this.keys.ruleset(wanted));
-    const parsed = raw ? parsePublishedRuleSet(raw) : null;
+    const parsed = raw ? decodePublishedRuleSet(raw) : null;
     if (!parsed) this.log.error({ ruleset_version: wanted }, 'current rule set is missing or invalid; verdicts degraded');
     this.ruleset = parsed;
-  }
-}
-
-export function parsePublishedRuleSet(raw: string): PublishedRuleSet | null {
-  try {
-    const value = JSON.parse(raw) as { version?: unknown; published_at?: unknown; rules?: unknown };
-    const rules = ruleSetSchema.safeParse(value.rules);
-    if (!rules.success || typeof value.version !== 'number') return null;
-    return { version: value.version, published_at: String(value.published_at ?? ''), rules: rules.data };
-  } catch {
-    return null;
   }
 }

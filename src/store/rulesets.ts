@@ -2,9 +2,9 @@
 // exact rules it applied; old versions are kept for audit.
 import type { RedisClient } from '../redis/connection.js';
 import { DEFAULT_RULE_SET, ruleSetSchema, type PublishedRuleSet } from '../core/ruleset.js';
-import { parsePublishedRuleSet } from '../state/live-state.js';
 import { withDeploymentMark } from './deployment-mark.js';
 import type { RedisKeys } from './keys.js';
+import { decodePublishedRuleSet } from './stored-json.js';
 
 export class RuleSetValidationError extends Error {}
 
@@ -35,7 +35,7 @@ export async function currentRuleSet(redis: RedisClient, keys: RedisKeys): Promi
   const version = await redis.get(keys.rulesetCurrent);
   if (version === null) return null;
   const raw = await redis.get(keys.ruleset(Number(version)));
-  return raw ? parsePublishedRuleSet(raw) : null;
+  return raw ? decodePublishedRuleSet(raw) : null;
 }
 
 /** Publishes the built-in default rule set unless one is already in force; returns the one in force. */

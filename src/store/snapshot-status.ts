@@ -3,6 +3,7 @@ import type { RedisClient } from '../redis/connection.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { RedisKeys } from './keys.js';
 import { retiredKey } from './snapshot-writer.js';
+import { decodeSnapshotMeta } from './stored-json.js';
 
 export interface SnapshotStatus {
   current_version: string | null;
@@ -25,7 +26,7 @@ export async function readSnapshotStatus(redis: RedisClient, keys: RedisKeys): P
   }
   return {
     current_version: current,
-    meta: rawMeta ? (JSON.parse(rawMeta) as SnapshotMeta) : null,
+    meta: rawMeta ? decodeSnapshotMeta(rawMeta, 'snapshot meta') : null,
     being_written: writing,
     retired: pairs,
   };
