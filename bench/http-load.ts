@@ -9,7 +9,7 @@
 // over IPC, bench/child-stats.ts), Redis commands and Redis CPU per response (INFO commandstats / INFO cpu
 // deltas of the private Redis). A last step checks that the budget stayed exact under load.
 // Knobs (env): BENCH_DURATION (s, 8), BENCH_CONNECTIONS (100), BENCH_REPEAT (3), BENCH_CARRIERS (100000),
-// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,raw-verdict,floor,hot,cold,naive,fastify,exact; also
+// BENCH_COLD_RANGE (1000000), BENCH_LOG_LEVEL (info), BENCH_SCENARIOS (raw,raw-verdict,floor,hot,hot-node,cold,naive,fastify,exact; also
 // naive-cold, fastify-cold, and direct: the service's parts under one hand-written uWS handler, bench/direct-uws.ts), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
@@ -49,7 +49,7 @@ import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
 import { clearRecords } from './record-cleanup.js';
-import { COLD, DIRECT, FLOOR, HOT, RAW, RAW_VERDICT } from './scenario-labels.js';
+import { COLD, DIRECT, FLOOR, HOT, HOT_NODE, RAW, RAW_VERDICT } from './scenario-labels.js';
 import { measureSyscallPrice } from './syscall-price.js';
 
 const env = process.env;
@@ -61,7 +61,7 @@ const FRESH_PROCESSES = env.BENCH_FRESH_PROCESSES === '1';
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 100_000);
 const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
-const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,raw-verdict,floor,hot,cold,naive,fastify,exact').split(','));
+const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,raw-verdict,floor,hot,hot-node,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
 /** 1: the decision records are removed between measured runs (bench/record-cleanup.ts, round 34); 0: they pile up. */
 const CLEAR_RECORDS = (env.BENCH_CLEAR_RECORDS ?? '1') === '1';
@@ -677,6 +677,12 @@ async function main(): Promise<void> {
       hotService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), serviceEnv, profile);
       children.push(hotService);
       if (SCENARIOS.has('hot')) targets.push({ scenario: HOT, child: hotService, load: hot });
+    }
+    if (SCENARIOS.has('hot-node')) {
+      // The service on node:http (HTTP_ENGINE=node), in the same rounds: its ratio to raw uWS beside the uws engine's.
+      const nodeService = await Server.start(serverScript(compiled, ROOT, 'bench/serve'), { ...serviceEnv, HTTP_ENGINE: 'node' }, profile);
+      children.push(nodeService);
+      targets.push({ scenario: HOT_NODE, child: nodeService, load: hot });
     }
     if (SCENARIOS.has('direct')) {
       // The service's parts without its HTTP adapter and route (bench/direct-uws.ts): what their generality costs.

@@ -4,5 +4,7 @@ export const RAW = 'raw uWS, fixed JSON';
 export const RAW_VERDICT = 'raw uWS, fixed JSON of the verdict\'s length';
 export const FLOOR = 'uWS floor: body read + 1 batched Redis trip';
 export const HOT = 'service, cache-hot';
+/** The same service on the second HTTP engine (HTTP_ENGINE=node, node:http). */
+export const HOT_NODE = 'service on the node engine, cache-hot';
 export const DIRECT = 'service parts, one direct uWS handler, cache-hot';
 export const COLD = 'service, cache-cold';

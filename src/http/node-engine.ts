@@ -380,16 +380,30 @@ export async function startNodeServer(routes: Route[], options: ServerOptions): 
   }, onRequest);
   server.timeout = NODE_LIMITS.idleTimeoutMs;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // A response still owed on this connection (a pipelined request before the bad one) must not be overtaken
-    // by the refusal, so such a connection is cut; otherwise the status line goes first.
-    const owed = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
-    if (error.code === 'ECONNRESET' || !socket.writable || owed) {
+    // A client that left (reset, or EOF mid-request) is owed nothing: closing the socket also ends a request
+    // still reading its body (its access line says aborted), which waiting for an answer would never do.
+    const parseError = error.code?.startsWith('HPE_') === true && error.code !== 'HPE_INVALID_EOF_STATE';
+    if (!parseError && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
       socket.destroy();
       return;
     }
     const status = refusalStatus(error.code);
-    socket.end(`HTTP/1.1 ${statusLine(status)}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
-    socket.destroySoon();
+    // Answers still owed on this connection (requests pipelined before the bad one) go first, in order; the
+    // refusal follows the last of them, and the connection closes after it.
+    const refuseWhenNothingOwed = (): void => {
+      const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (owed != null) {
+        owed.once('finish', () => setImmediate(refuseWhenNothingOwed));
+        return;
+      }
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(`HTTP/1.1 ${statusLine(status)}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+      socket.destroySoon();
+    };
+    refuseWhenNothingOwed();
   });
 
   await new Promise<void>((resolve, reject) => {

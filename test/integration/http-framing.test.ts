@@ -119,6 +119,14 @@ describe(`request framing on the ${engine} engine`, () => {
     expect(answer.text).toContain('"eligible":false');
   });
 
+  it.skipIf(onUws)('answers a check pipelined before a malformed request, then refuses that one and closes', async () => {
+    const { body, head } = check();
+    const answer = await raw(`${head}Content-Length: ${body.length}\r\n\r\n${body}GET /v1/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n`);
+    expect(answer.statuses).toEqual([200, 400]);
+    expect(answer.text).toContain('"eligible":true');
+    expect(answer.closed).toBe(true);
+  });
+
   it('answers pipelined health reads in order', async () => {
     const requests = Array.from({ length: 10 }, (_, index) => `GET /v1/health HTTP/1.1\r\nHost: x\r\nx-request-id: h-${index}\r\n\r\n`).join('');
     const answer = await raw(requests, 1500, 10);
