@@ -84,8 +84,26 @@ export const configSchema = z.object({
   BATCH_CLAIM_IDLE_MS: int(100, 600_000).default(5000)
     .describe('A batch chunk pending this long on a silent worker is claimed by another (XAUTOCLAIM)'),
   WORKER_CONCURRENCY: int(1, 64).default(4).describe('Chunks a worker process screens at once'),
-  DECISION_RETENTION_DAYS: int(1, 3650).default(30)
-    .describe('Decision records are kept in Redis this many days; older ones live only in exported archives'),
+  DECISION_RETENTION_DAYS: int(1, 3650).default(2)
+    .describe('The Redis window: archived decision records older than this many days are evicted from Redis (never one not yet archived); older ones are read from the archive'),
+  DECISION_ARCHIVE_DIR: z.string().min(1).default('decision-archive')
+    .describe('Local directory of the continuous decision archive (a mounted volume); unused when DECISION_ARCHIVE_S3_BUCKET is set'),
+  DECISION_ARCHIVE_S3_BUCKET: z.string().min(3).max(63).optional()
+    .describe('When set, the archive lives in this S3-compatible bucket (region and credentials from the usual AWS_* environment)'),
+  DECISION_ARCHIVE_S3_PREFIX: z.string().max(256).default('')
+    .describe('Key prefix of the archive inside the bucket'),
+  DECISION_ARCHIVE_S3_ENDPOINT: z.string().url().optional()
+    .describe('Endpoint of an S3-compatible store other than AWS (path-style addressing is then used)'),
+  DECISION_ARCHIVE_YEARS: int(1, 100).default(10)
+    .describe('Archived segments older than this are deleted, except those holding a record under legal hold'),
+  DECISION_LEGAL_HOLD: z.string().default('')
+    .describe('Comma-separated account:NAME and mc:NUMBER entries whose archived records are never deleted'),
+  DECISION_ARCHIVER: z.enum(['on', 'off']).default('on')
+    .describe('on: the worker role archives records continuously (needs DECISION_SIGNING_KEY); off: only `decisions archive` does'),
+  DECISION_ARCHIVE_INTERVAL_SECONDS: int(5, 240).default(60)
+    .describe('How often the archiver writes a segment; a record reaches the archive within this plus DECISION_ARCHIVE_LAG_SECONDS'),
+  DECISION_ARCHIVE_LAG_SECONDS: int(0, 60).default(30)
+    .describe('A second is archived only once it is this old, so records still being written land in its segment'),
   DECISION_RECORDS: z.enum(['on', 'off']).default('on')
     .describe('Benchmarks only: off answers without writing decision records. Production must leave it on'),
   DECISION_SIGNING_KEY: z.string().optional()

@@ -26,6 +26,8 @@ const SOURCES = {
   leaseRenew: { file: 'lease-renew.lua', keys: 1 },
   leaseRelease: { file: 'lease-release.lua', keys: 1 },
   monitoringUnwatch: { file: 'monitoring-unwatch.lua', keys: 4 },
+  decisionEvict: { file: 'decision-evict.lua', keys: 1 },
+  decisionArchiverLock: { file: 'decision-archiver-lock.lua', keys: 1 },
 } as const;
 
 type Arg = string | number;
@@ -155,6 +157,16 @@ export const luaScripts = {
   ): Promise<{ ended: boolean; status: string | null }> {
     const [ended, found] = terminateReply.parse(await raw(client, 'batchTerminate')(keys.job, keys.stream, keys.rows, keys.out, status, reason, nowIso, retentionMs));
     return { ended: ended === 1, status: found ?? null };
+  },
+
+  /** decision-evict.lua: true when the bucket is gone (evicted now or before), false when its count differs. */
+  async decisionEvict(client: RedisClient, bucket: string, archived: number): Promise<boolean> {
+    return int.parse(await raw(client, 'decisionEvict')(bucket, archived)) === 1;
+  },
+
+  /** decision-archiver-lock.lua: true while this token holds the archiver's lease ({ctl}). */
+  async decisionArchiverLock(client: RedisClient, lease: string, token: string, ttlMs: number): Promise<boolean> {
+    return int.parse(await raw(client, 'decisionArchiverLock')(lease, token, ttlMs)) === 1;
   },
 
   /** batch-heartbeat.lua: true while this consumer still owns the entry. */

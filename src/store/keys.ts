@@ -78,6 +78,12 @@ export function redisKeys(prefix: string) {
     decisionBucket: (second: number) => tagged(prefix, `dec:${second.toString(36)}`, 'records'),
     /** What every decisionBucket key starts with (for SCAN by tools and benchmarks, never a request path). */
     decisionBucketsHead: `${prefix}{dec:`,
+    /** String: the decision archiver's lease (one archiver writes the hash chain at a time). */
+    decisionArchiverLease: ctl('decisions:archiver'),
+    /** String: the last archive segment (chain seq) whose seconds were evicted from Redis. */
+    decisionEvictedSeq: ctl('decisions:evicted-seq'),
+    /** String: the last archive segment (chain seq) checked against DECISION_ARCHIVE_YEARS. */
+    decisionPrunedSeq: ctl('decisions:pruned-seq'),
     /** String: evidence shared by every decision on one (snapshot, MC) with the same rule set and reasons. */
     decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => tagged(prefix, `dev:${snapshotVersion}:${mc}`, variant),
     /** String (JSON SnapshotMeta): a snapshot's manifest, kept indefinitely (never deleted with the snapshot). */
