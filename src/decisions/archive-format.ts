@@ -11,7 +11,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 import { z } from 'zod';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { sourceEvidence } from '../core/evidence.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import type { DecisionView } from './reader.js';
 
 export const ARCHIVE_FORMAT = 'carrier-eligibility.decision-archive/1';
