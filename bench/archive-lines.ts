@@ -7,7 +7,7 @@ import type { CarrierRecord, SnapshotMeta } from '../src/core/carrier.js';
 import { decide } from '../src/core/decide.js';
 import { DEFAULT_RULE_SET } from '../src/core/ruleset.js';
 import type { ArchiveLine } from '../src/decisions/archive-format.js';
-import { toVerdict } from '../src/eligibility/service.js';
+import { toVerdict } from '../src/decisions/index.js';
 
 const sha = (n: number) => n.toString(16).padStart(64, 'a');
 

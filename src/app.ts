@@ -9,7 +9,9 @@ import { meRoute } from './auth/me-route.js';
 import { consoleDir, consoleRoutes } from './console/route.js';
 import type { Config } from './config.js';
 import { eligibilityRoute, EligibilityService } from './eligibility/index.js';
-import { decisionsRoute, DecisionReader, DecisionRecorder } from './decisions/index.js';
+import {
+  archiveReader, DecisionLookup, decisionSearchRoute, decisionsRoute, DecisionReader, DecisionRecorder, startDecisionArchiver,
+} from './decisions/index.js';
 import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
 import { metricsRoute } from './http/handlers/metrics.js';
@@ -44,6 +46,8 @@ export interface AppParts {
   /** Decision records: null only when DECISION_RECORDS=off (benchmarks). */
   recorder: DecisionRecorder | null;
   decisions: DecisionReader;
+  /** Records by id and by search, from the Redis window and the archive. */
+  lookup: DecisionLookup;
 }
 
 export interface RunningApp {
@@ -78,9 +82,10 @@ export function buildParts(config: Config, log: Logger): AppParts {
     failures: new FailureLimit(config.AUTH_FAILURES_PER_MINUTE), trustedProxyHops: config.TRUSTED_PROXY_HOPS,
   });
   const gate = new CallGate(auth, new CallBudget(budget, config.API_CALL_RATE_PER_MINUTE), log);
+  const decisions = new DecisionReader(redis, keys);
   return {
     config, log, keys, redis, state, keyStore, auth, budget, gate, eligibility, metrics,
-    recorder, decisions: new DecisionReader(redis, keys),
+    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)),
   };
 }
 
@@ -90,7 +95,8 @@ export function apiRoutes(parts: AppParts): Route[] {
     healthRoute({ state: parts.state, version: SERVICE_VERSION, maxDataAgeSeconds: parts.config.MAX_DATA_AGE_SECONDS }),
     openapiRoute(),
     metricsRoute(parts.metrics),
-    decisionsRoute({ gate: parts.gate, decisions: parts.decisions, log: parts.log }),
+    decisionsRoute({ gate: parts.gate, decisions: parts.lookup, log: parts.log }),
+    decisionSearchRoute({ gate: parts.gate, decisions: parts.lookup, log: parts.log }),
     ...batchApiRoutes(parts),
     ...monitoringApiRoutes(parts),
     meRoute(parts.gate),
@@ -155,6 +161,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   log.info({ port: http.port, host: config.HOST, metrics_port: metricsHttp?.port ?? http.port }, 'listening');
   const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
   const monitoring = config.ROLE === 'api' ? null : startMonitoringWorker(parts);
+  const archiver = config.ROLE === 'api' ? null : startDecisionArchiver(parts);
   return {
     parts,
     http,
@@ -164,6 +171,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await metricsHttp?.close(0);
       await batchWorker?.stop(config.SHUTDOWN_GRACE_MS);
       await monitoring?.stop(config.SHUTDOWN_GRACE_MS);
+      await archiver?.stop();
       parts.state.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());
     },

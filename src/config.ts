@@ -96,7 +96,7 @@ export const configSchema = z.object({
     .describe('Endpoint of an S3-compatible store other than AWS (path-style addressing is then used)'),
   DECISION_ARCHIVE_YEARS: int(1, 100).default(10)
     .describe('Archived segments older than this are deleted, except those holding a record under legal hold'),
-  DECISION_LEGAL_HOLD: z.string().default('')
+  DECISION_LEGAL_HOLD: z.string().regex(/^\s*((account|mc):[^,\s]+\s*(,\s*(account|mc):[^,\s]+\s*)*)?$/, 'comma-separated account:NAME or mc:NUMBER').default('')
     .describe('Comma-separated account:NAME and mc:NUMBER entries whose archived records are never deleted'),
   DECISION_ARCHIVER: z.enum(['on', 'off']).default('on')
     .describe('on: the worker role archives records continuously (needs DECISION_SIGNING_KEY); off: only `decisions archive` does'),

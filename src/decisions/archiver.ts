@@ -116,6 +116,11 @@ export class DecisionArchiver {
     return this.head;
   }
 
+  /** After a failure: the next pass reads the head from the store again. */
+  forgetHead(): void {
+    this.head = undefined;
+  }
+
   private async currentHead(): Promise<ChainHead | null> {
     return this.head === undefined ? this.loadHead() : this.head;
   }

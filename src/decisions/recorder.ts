@@ -4,7 +4,8 @@
 // one promise (record()). Callers answer only after it says true, so a crash can lose an answer that was never
 // sent, never the record of one that was.
 //
-// Per flush: one HSET per touched one-second bucket (EXPIRE only the first time this replica writes it); SET NX EX for shared evidence this replica has
+// Per flush: one HSET per touched one-second bucket (no TTL: a bucket leaves Redis only when the archiver has
+// archived it, src/decisions/archiver.ts); SET NX EX for shared evidence this replica has
 // not written yet; SET NX for the manifest of a snapshot it has not copied yet (kept forever). Every command
 // names one key (sendKeyed: direct calls, sent with the turn's other request-path commands in one socket write
 // by EndOfTurn; per-node auto-pipelining on a cluster; no CROSSSLOT).
@@ -22,7 +23,7 @@ export const BUCKET_MS = 1000;
 const KNOWN_EVIDENCE_MAX = 200_000;
 
 export interface RecorderOptions {
-  /** How long records are kept in Redis (the export archives them for longer). */
+  /** The Redis window: how long records stay in Redis once archived (shared evidence must outlive it). */
   retentionSeconds: number;
   /**
    * Shared evidence must outlive every record that points at it: a snapshot can be served for at most
@@ -50,20 +51,15 @@ export function bucketKey(keys: RedisKeys, decisionId: string): string {
   return keys.decisionBucket(Math.floor(idMillis(decisionId) / BUCKET_MS));
 }
 
-/** Bucket keys this replica has already given their TTL (EXPIRE once per bucket, not once per turn). */
-const EXPIRED_KEYS_MAX = 4096;
-
 export class DecisionRecorder {
   private turn: Turn | null = null;
   private readonly knownEvidence = new Set<string>();
   private readonly knownManifests = new Set<string>();
-  private readonly expiring = new Set<string>();
   // The bucket key of the last second seen: one string build per second, not per record.
   private lastSecond = -1;
   private lastBucket = '';
   private readonly snapshots = new Map<string, SnapshotMeta>();
   private readonly evidenceKeys = new WeakMap<Verdict['evidence'], { mc: string; variant: string; key: string }>();
-  private readonly bucketTtlSeconds: number;
   private readonly evidenceTtlSeconds: number;
 
   constructor(
@@ -73,7 +69,6 @@ export class DecisionRecorder {
     /** Where the turn's record write is sent, with the turn's other request-path commands (one socket write). */
     private readonly endOfTurn: EndOfTurn = new EndOfTurn(redis),
   ) {
-    this.bucketTtlSeconds = options.retentionSeconds + BUCKET_MS / 1000;
     this.evidenceTtlSeconds = options.retentionSeconds + options.maxDataAgeSeconds + 86_400;
   }
 
@@ -161,10 +156,7 @@ export class DecisionRecorder {
   private async flush(turn: Turn): Promise<void> {
     this.turn = null;
     const commands: KeyedCommand[] = [];
-    for (const [key, fields] of turn.buckets) {
-      commands.push(['hset', key, ...fields]);
-      if (!this.expiring.has(key)) commands.push(['expire', key, this.bucketTtlSeconds]);
-    }
+    for (const [key, fields] of turn.buckets) commands.push(['hset', key, ...fields]);
     for (const [key, json] of turn.evidence) commands.push(['set', key, json, 'EX', this.evidenceTtlSeconds, 'NX']);
     for (const [version, json] of turn.manifests) {
       if (json === '') {
@@ -180,8 +172,6 @@ export class DecisionRecorder {
       ok = false;
     }
     if (ok) {
-      if (this.expiring.size > EXPIRED_KEYS_MAX) this.expiring.clear();
-      for (const key of turn.buckets.keys()) this.expiring.add(key);
       if (this.knownEvidence.size + turn.evidence.size > KNOWN_EVIDENCE_MAX) this.knownEvidence.clear();
       for (const key of turn.evidence.keys()) this.knownEvidence.add(key);
       for (const version of turn.manifests.keys()) this.knownManifests.add(version);
@@ -189,7 +179,6 @@ export class DecisionRecorder {
       // Redis may have restarted empty: send shared evidence and manifests again rather than trust memory.
       this.knownEvidence.clear();
       this.knownManifests.clear();
-      this.expiring.clear();
     }
     tellEach(turn.waiters, (waiter) => waiter.recorded(ok));
   }

@@ -49,6 +49,8 @@ declare module 'ioredis' {
     leaseRenew(...args: Arg[]): Result<unknown, Context>;
     leaseRelease(...args: Arg[]): Result<unknown, Context>;
     monitoringUnwatch(...args: Arg[]): Result<unknown, Context>;
+    decisionEvict(...args: Arg[]): Result<unknown, Context>;
+    decisionArchiverLock(...args: Arg[]): Result<unknown, Context>;
   }
 }
 
@@ -164,7 +166,7 @@ export const luaScripts = {
     return int.parse(await raw(client, 'decisionEvict')(bucket, archived)) === 1;
   },
 
-  /** decision-archiver-lock.lua: true while this token holds the archiver's lease ({ctl}). */
+  /** decision-archiver-lock.lua: true while this token holds the archiver's lease ({ctl}); ttlMs 0 gives it up. */
   async decisionArchiverLock(client: RedisClient, lease: string, token: string, ttlMs: number): Promise<boolean> {
     return int.parse(await raw(client, 'decisionArchiverLock')(lease, token, ttlMs)) === 1;
   },

@@ -1,13 +1,32 @@
-// `carrier-eligibility decisions show|export|verify`: decision records for operators and long-term archives.
-// export writes gzip'd NDJSON per UTC hour with a signed SHA-256 manifest each (docs/decisions.md);
-// verify checks a file against its manifest and the trusted Ed25519 public key.
-import { readFile } from 'node:fs/promises';
+// `carrier-eligibility decisions show|find|archive|export|verify`: decision records for operators, auditors and
+// long-term archives. show and find read the Redis window and the continuous archive (docs/decisions-archive.md);
+// archive runs one archiving pass now and evicts what is archived; export writes gzip'd NDJSON per UTC hour with
+// a signed SHA-256 manifest each (docs/decisions.md); verify checks such a file, or a whole archive directory
+// and its hash chain, under the trusted Ed25519 public key.
+import { stat, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  exportDecisions, parsePublicKey, parseSigningKey, verifyExport, DecisionReader,
+  archiveReader, buildArchiver, DecisionLookup, DecisionReader, exportDecisions, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
+  parsePublicKey, parseSigningKey, secondOf, verifyArchive, verifyExport,
 } from '../../decisions/index.js';
+import { normaliseMcNumber } from '../../core/mc-number.js';
 import { loadConfig } from '../../config.js';
+import { luaScripts } from '../../redis/scripts.js';
 import { CliError, printJson, withContext } from '../context.js';
+import { randomUUID } from 'node:crypto';
+
+/** `0s`, `90m`, `36h`, `2d`: seconds. */
+export function parseDuration(value: string): number {
+  const match = /^(\d+)(s|m|h|d)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('must be a number and a unit: 0s, 90m, 36h, 2d');
+  return Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'];
+}
+
+function parseMc(value: string): string {
+  const mc = normaliseMcNumber(value);
+  if (mc === null) throw new InvalidArgumentError('must be an MC number');
+  return mc;
+}
 
 function parseInstant(value: string): number {
   const ms = Date.parse(value);
@@ -30,10 +49,52 @@ export function register(program: Command): void {
   decisions.command('show <id>')
     .description('one decision record as JSON (verdict with evidence, key, request id, reference, rule set hash, snapshot manifest)')
     .action(async (id: string) => {
-      await withContext(async ({ redis, keys }) => {
-        const view = await new DecisionReader(redis, keys).read(id);
-        if (!view) throw new CliError(`no decision record with id ${id} (older than DECISION_RETENTION_DAYS? see the archive)`);
+      await withContext(async ({ config, redis, keys }) => {
+        const view = await new DecisionLookup(redis, keys, new DecisionReader(redis, keys), archiveReader(config)).read(id);
+        if (!view) throw new CliError(`no decision record with id ${id} in Redis or the archive`);
         printJson(view);
+      });
+    });
+
+  decisions.command('find')
+    .description('an account\'s records in [--from, --to) from the Redis window and the archive, as NDJSON in decision-id order')
+    .requiredOption('--account <account>', 'the account whose records to list')
+    .option('--mc <mc>', 'only this carrier', parseMc)
+    .requiredOption('--from <time>', 'start (inclusive), ISO 8601', parseInstant)
+    .requiredOption('--to <time>', 'end (exclusive), ISO 8601', parseInstant)
+    .action(async (options: { account: string; mc?: string; from: number; to: number }) => {
+      if (options.to <= options.from) throw new CliError('--to must be after --from');
+      await withContext(async ({ config, redis, keys }) => {
+        const lookup = new DecisionLookup(redis, keys, new DecisionReader(redis, keys, true), archiveReader(config));
+        let cursor: string | null = null;
+        do {
+          const page = await lookup.find({ account: options.account, mc: options.mc ?? null, fromMs: options.from, toMs: options.to, limit: FIND_MAX_LIMIT, cursor });
+          for (const item of page.items) process.stdout.write(`${JSON.stringify(item)}\n`);
+          cursor = page.next_cursor;
+        } while (cursor !== null);
+      });
+    });
+
+  decisions.command('archive')
+    .description('one archiving pass now (every record up to this second), then evict from Redis the archived records older than DURATION')
+    .option('--evict-older-than <duration>', 'evict archived records older than this (0s: all archived); default DECISION_RETENTION_DAYS', parseDuration)
+    .action(async (options: { evictOlderThan?: number }) => {
+      await withContext(async ({ config, redis, keys }) => {
+        signingKey(config.DECISION_SIGNING_KEY);
+        const token = randomUUID();
+        if (!(await luaScripts.decisionArchiverLock(redis, keys.decisionArchiverLease, token, leaseMs(config)))) {
+          throw new CliError('another archiver holds the lease (a worker is archiving); try again after its pass');
+        }
+        try {
+          const archiver = buildArchiver(config, redis, keys);
+          const now = Date.now();
+          const pass = await archiver.archiveUntil(secondOf(now) + 1);
+          const olderThan = options.evictOlderThan ?? config.DECISION_RETENTION_DAYS * 86_400;
+          const evicted = await archiver.evictBefore(secondOf(now) + 1 - olderThan);
+          printJson({ ...pass, evicted_buckets: evicted.buckets, catch_ups: evicted.catch_ups, store: archiver.store.description });
+        } finally {
+          await luaScripts.decisionArchiverLock(redis, keys.decisionArchiverLease, token, 0);
+        }
       });
     });
 
@@ -50,8 +111,8 @@ export function register(program: Command): void {
       });
     });
 
-  decisions.command('verify <file>')
-    .description('check an exported file (or its manifest): Ed25519 signature under the trusted key, SHA-256, size, record count')
+  decisions.command('verify <path>')
+    .description('check an archive directory end to end (every file and the hash chain), or one exported file or its manifest, under the trusted key')
     .option('--public-key <file>', 'trusted public key (PEM or base64 SPKI); default: the public half of DECISION_SIGNING_KEY')
     .action(async (file: string, options: { publicKey?: string }) => {
       let trusted;
@@ -64,6 +125,13 @@ export function register(program: Command): void {
         }
       } catch (error) {
         throw new CliError(`no trusted public key: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if ((await stat(file).catch(() => null))?.isDirectory()) {
+        const years = loadConfig({ DECISION_ARCHIVE_YEARS: process.env.DECISION_ARCHIVE_YEARS }).DECISION_ARCHIVE_YEARS;
+        const chain = await verifyArchive(new LocalArchiveStore(file), trusted, { nowMs: Date.now(), archiveYears: years });
+        if (!chain.ok && chain.problem) throw new CliError(`verification FAILED at ${chain.problem.file}: ${chain.problem.what}`);
+        printJson(chain);
+        return;
       }
       const result = await verifyExport(file, trusted).catch((error: unknown) => {
         throw new CliError(`cannot verify ${file}: ${error instanceof Error ? error.message : String(error)}`);
