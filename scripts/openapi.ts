@@ -449,10 +449,34 @@ const document = {
         },
       },
     },
+    '/v1/decisions': {
+      get: {
+        summary: "Your account's decision records in a time range (of one carrier when mc_number is given) from the Redis window and the archive, in decision-id order; scope eligibility",
+        description: 'A page may hold fewer than limit items, even none, while next_cursor is not null: each page reads a bounded stretch of the archive (docs/decisions-archive.md).',
+        security: [{ apiKey: [] }],
+        parameters: [
+          { name: 'from', in: 'query', required: true, schema: { type: 'string', format: 'date-time' }, description: 'start of decision time (inclusive), ISO 8601' },
+          { name: 'to', in: 'query', required: true, schema: { type: 'string', format: 'date-time' }, description: 'end of decision time (exclusive), ISO 8601' },
+          { name: 'mc_number', in: 'query', required: false, schema: { type: 'string' }, description: "only this carrier's records" },
+          limitQuery(500),
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'next_cursor of the previous page' },
+        ],
+        responses: {
+          200: {
+            description: 'One page of decision records',
+            content: { 'application/json': { schema: {
+              type: 'object', required: ['items', 'next_cursor'],
+              properties: { items: { type: 'array', items: { $ref: '#/components/schemas/DecisionRecord' } }, next_cursor: { type: ['string', 'null'] } },
+            } } },
+          },
+          ...statuses(401, 403, 422, 429, 503),
+        },
+      },
+    },
     '/v1/decisions/{id}': {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       get: {
-        summary: 'The record of a decision (single check or batch row) made by any key of your account; scope eligibility or batch',
+        summary: 'The record of a decision (single check or batch row) made by any key of your account, from Redis within DECISION_RETENTION_DAYS and from the archive beyond it (same body); scope eligibility or batch',
         security: [{ apiKey: [] }],
         responses: {
           200: { description: 'Decision record', content: { 'application/json': { schema: { $ref: '#/components/schemas/DecisionRecord' } } } },
@@ -518,6 +542,7 @@ const document = {
  */
 const OPERATION_IDS: Record<string, string> = {
   'post /v1/eligibility': 'checkEligibility',
+  'get /v1/decisions': 'findDecisions',
   'get /v1/decisions/{id}': 'getDecision',
   'get /v1/health': 'getHealth',
   'post /v1/batch': 'submitBatch',

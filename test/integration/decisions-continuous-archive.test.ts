@@ -135,7 +135,8 @@ describe('continuous decision archive', () => {
       await cp(dir, copy, { recursive: true });
       const path = join(copy, ...data.split('/'));
       const bytes = await readFile(path);
-      bytes[Math.floor(bytes.length / 2)] ^= 1;
+      const middle = Math.floor(bytes.length / 2);
+      bytes[middle] = (bytes[middle] as number) ^ 1;
       await writeFile(path, bytes);
       const flipped = await runCli(t.config.REDIS_PREFIX, 'decisions', 'verify', copy);
       expect(flipped.code).not.toBe(0);
