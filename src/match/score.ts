@@ -284,6 +284,8 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
           s = tokenSimilarity(a, b, carrier.skeletons[i]!, listed.skeletons[j]!, listIndividual);
         }
         if (listIndividual) s = personPair(carrier.tokens[i]!, listed.tokens[j]!, s);
+        // An initial stands for a person's name; in a company's name a lone letter is part of an acronym (below).
+        else if ((a.length === 1) !== (b.length === 1)) s = 0;
       }
       sims[i * MAX_TOKENS + j] = s;
       if (s > 0) positive += 1;
@@ -318,6 +320,8 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
   if (pairs.length < n && pairs.length < m) {
     numerator += glue(carrier, listed, usedA, usedB, pairs, false) + glue(listed, carrier, usedB, usedA, pairs, true);
   }
+  // A listed acronym whose letters the carrier wrote one by one, in any order (T.E.G. / E G T, I.C.E. / C I E).
+  if (pairs.length < n) numerator += scatteredLetters(carrier, listed, usedA, usedB, pairs);
   let denominator = numerator === 0 ? 1 : 0;
   const unmatchedCarrier: number[] = [];
   const unmatchedList: number[] = [];
@@ -415,6 +419,32 @@ function glue(one: PreparedName, other: PreparedName, usedOne: Uint8Array, usedO
   }
   return gained;
 }
+
+/** Pairs an unused listed token of two to four letters with unused single letters of the carrier that spell it. */
+function scatteredLetters(carrier: PreparedName, listed: PreparedName, usedA: Uint8Array, usedB: Uint8Array, pairs: Array<[number, number, number]>): number {
+  let gained = 0;
+  for (let j = 0; j < listed.tokens.length; j++) {
+    const token = listed.tokens[j]!;
+    if (usedB[j] || token.length < 2 || token.length > 4 || !/^[A-Z]+$/.test(token)) continue;
+    const taken: number[] = [];
+    for (const letter of token) {
+      const i = carrier.tokens.findIndex((t, k) => !usedA[k] && t === letter && !taken.includes(k));
+      if (i < 0) break;
+      taken.push(i);
+    }
+    if (taken.length !== token.length) continue;
+    usedB[j] = 1;
+    for (const i of taken) {
+      usedA[i] = 1;
+      pairs.push([i, j, SCATTERED]);
+      gained += SCATTERED * carrier.weights[i]!;
+    }
+    gained += SCATTERED * listed.weights[j]!;
+  }
+  return gained;
+}
+
+const SCATTERED = 0.97;
 
 /** One short sentence on why the names scored as they did (stored with the hit, read by a reviewer). */
 export function explainScore(carrier: PreparedName, listed: PreparedName, result: NameScore): string {

@@ -471,12 +471,13 @@ export class WatchlistIndex {
     const ranked: Array<[number, number]> = [];
     let genericWeight = 0;
     let genericCount = 0;
+    // A carrier's unmatched single letters cost like trade words (see scoreNames), but pair with nothing by key.
+    let letterWeight = 0;
     for (let i = 0; i < weights.length; i++) {
       if (weights[i]! <= GENERIC_WEIGHT) { genericWeight += weights[i]!; genericCount += 1; }
-      // A carrier's unmatched single letters cost like trade words (see scoreNames).
-      else if (carrier.tokens[i]!.length === 1) genericWeight += weights[i]!;
+      else if (carrier.tokens[i]!.length === 1) letterWeight += weights[i]!;
     }
-    const carrierDenominator = carrier.total - genericWeight * GENERIC_DISCOUNT;
+    const carrierDenominator = carrier.total - (genericWeight + letterWeight) * GENERIC_DISCOUNT;
     const cut = this.floor - 0.03 - 1e-9;
     for (const id of touched) {
       const prefix = this.lightestPrefix[id];
