@@ -125,6 +125,10 @@ export const configSchema = z.object({
     .describe('Largest share of a coded field (status, flag, rating) outside its closed value set before the ingest is refused'),
   INGEST_MAX_BLANK_RISE: z.coerce.number().min(0).max(1).default(0.05)
     .describe('Largest rise of a coded field\'s blank share against the serving snapshot (share points) before the ingest is refused'),
+  INGEST_MAX_VERDICT_SHIFT: z.coerce.number().min(0).max(1).default(0.05)
+    .describe('Largest fall of the eligible count, or rise of one reason\'s count, against the serving snapshot (share of carriers) before the ingest is refused'),
+  INGEST_MAX_NEWLY_ELIGIBLE: z.coerce.number().min(0).max(1).default(0.005)
+    .describe('Largest share of carriers that may move from blocked or review to eligible in one ingest (at least 5) before it is refused'),
   INGEST_MAX_QUARANTINE_SHARE: z.coerce.number().min(0).max(1).default(0.005)
     .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
 });

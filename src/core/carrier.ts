@@ -108,4 +108,6 @@ export interface SnapshotMeta {
   fields?: Record<string, { rows: number; blank: number; unknown: number }>;
   /** Rows set aside as unreadable (their carriers answer carrier_record_unreadable). */
   quarantined_rows?: number;
+  /** The verdict mix the ingest found (eligible, per tier, per reason), for the next ingest's change guards. */
+  verdicts?: { carriers: number; eligible: number; tiers: Record<string, number>; reasons: Record<string, number> };
 }

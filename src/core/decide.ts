@@ -157,6 +157,12 @@ function isHardStop(reason: Reason, rules: RuleSet): boolean {
   return REASONS[reason].kind === 'hard_stop';
 }
 
+/** The tier a found carrier's reasons give (the ingest's verdict mix uses it; decide() below does the same). */
+export function tierOf(record: CarrierRecord | null, reasons: readonly Reason[], rules: RuleSet): Tier {
+  if (reasons.some((reason) => isHardStop(reason, rules))) return 'blocked';
+  return reasons.length > 0 ? 'conditional' : record !== null && isPreferred(record, rules) ? 'preferred' : 'standard';
+}
+
 function isPreferred(record: CarrierRecord, rules: RuleSet): boolean {
   const { preferred } = rules;
   if (preferred.requires_satisfactory_rating && record.safety_rating !== 'S') return false;

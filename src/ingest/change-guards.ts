@@ -97,3 +97,67 @@ export function formatGuardTable(rows: GuardRow[]): string {
   const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [format(header), ...lines.map(format)].join('\n');
 }
+
+/** Eligible count, tiers and reasons of one snapshot's carriers as its ingest judged them (stored in the meta). */
+export interface VerdictMix {
+  carriers: number;
+  eligible: number;
+  tiers: Record<string, number>;
+  reasons: Record<string, number>;
+}
+
+/** A carrier the candidate snapshot makes eligible that the serving one did not, and why it was not. */
+export interface Unblocked {
+  mc: string;
+  /** The reasons the serving snapshot's record gave (empty when it could not be read back). */
+  was: string[];
+}
+
+export interface VerdictLimits {
+  /** Largest fall of the eligible count, and largest rise of one reason's count, as a share of carriers (default 0.05). */
+  maxVerdictShift: number;
+  /** Largest number of carriers moving to eligible, as a share of carriers (default 0.005; at least 5 carriers). */
+  maxNewlyEligible: number;
+}
+
+export const DEFAULT_VERDICT_LIMITS: VerdictLimits = { maxVerdictShift: 0.05, maxNewlyEligible: 0.005 };
+
+/** Reasons that come from a sanctions list: a carrier leaving one needs its own acceptance (`unblocked:MC…`). */
+const SANCTIONS = new Set(['ofac_sdn_match', 'possible_ofac_match', 'ofac_consolidated_match', 'sam_exclusion', 'possible_sam_exclusion']);
+
+export function verdictGuards(
+  now: VerdictMix, before: VerdictMix | undefined, unblocked: readonly Unblocked[], newlyEligible: number, limits: VerdictLimits, file: string,
+): GuardRow[] {
+  const rows: GuardRow[] = [];
+  const carriers = Math.max(1, now.carriers);
+  if (before) {
+    const fall = (before.eligible - now.eligible) / Math.max(1, before.carriers);
+    rows.push({
+      guard: 'eligible_drop', before: String(before.eligible), after: String(now.eligible), limit: `fall ≤ ${pct(limits.maxVerdictShift)} of carriers`,
+      verdict: fall > limits.maxVerdictShift ? 'refused' : 'ok', file,
+    });
+    for (const reason of new Set([...Object.keys(now.reasons), ...Object.keys(before.reasons)])) {
+      const was = before.reasons[reason] ?? 0;
+      const is = now.reasons[reason] ?? 0;
+      if (was === is) continue;
+      rows.push({
+        guard: `reason:${reason}`, before: String(was), after: String(is), limit: `rise ≤ ${pct(limits.maxVerdictShift)} of carriers`,
+        verdict: (is - was) / carriers > limits.maxVerdictShift ? 'refused' : 'ok', file,
+      });
+    }
+  }
+  const allowed = Math.max(5, Math.floor(limits.maxNewlyEligible * carriers));
+  rows.push({
+    guard: 'newly_eligible', before: '-', after: String(newlyEligible), limit: `≤ ${allowed}`,
+    verdict: newlyEligible > allowed ? 'refused' : 'ok', file,
+  });
+  for (const carrier of unblocked) {
+    const listed = carrier.was.filter((reason) => SANCTIONS.has(reason));
+    if (listed.length === 0) continue;
+    rows.push({
+      guard: `unblocked:MC${carrier.mc}`, before: listed.join(','), after: 'eligible', limit: 'a sanctions hit lifted needs its own acceptance',
+      verdict: 'refused', file,
+    });
+  }
+  return rows;
+}

@@ -41,6 +41,11 @@ export function formatIngestReport(report: IngestReport): string {
     'change guards (serving snapshot → this ingest):',
     formatGuardTable(report.guards),
     '',
+    report.newlyEligible.count === 0 ? 'carriers moving to eligible: none'
+      : [`carriers moving from blocked or review to eligible: ${report.newlyEligible.count}`,
+        ...report.newlyEligible.carriers.slice(0, 100).map((carrier) => `  MC${carrier.mc}: was ${carrier.was.join(', ') || '(not readable)'}`),
+        ...(report.newlyEligible.count > 100 ? [`  … and ${report.newlyEligible.count - 100} more`] : [])].join('\n'),
+    '',
     report.quarantined.length === 0 ? 'rows set aside as unreadable: none'
       : [`rows set aside as unreadable (their carriers answer carrier_record_unreadable): ${report.quarantined.length}`,
         ...report.quarantined.slice(0, 50).map((row) => `  ${row.file}, row ${row.row ?? '-'}, field ${row.field ?? '-'}: ${row.why}${row.mc !== null ? ` (MC ${row.mc})` : row.dot !== null ? ` (DOT ${row.dot})` : ''}`),

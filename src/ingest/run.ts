@@ -6,11 +6,12 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RedisClient } from '../redis/connection.js';
 import type { CarrierRecord, SnapshotMeta } from '../core/carrier.js';
-import { carrierReasons } from '../core/decide.js';
+import { carrierReasons, tierOf, type Tier } from '../core/decide.js';
 import type { Reason } from '../core/reasons.js';
 import { parseInstant } from '../core/dates.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES, type RuleSet, type SourceName } from '../core/ruleset.js';
-import type { RedisKeys } from '../store/keys.js';
+import { decodeCarrier } from '../store/carrier-codec.js';
+import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import {
   acquireIngestLock, cleanupSnapshots, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter,
 } from '../store/snapshot-writer.js';
@@ -22,13 +23,16 @@ import {
   checkDistinctFiles, checkReadable, loadSources, resolveFileAsOf, StreamingHash, type FileRecord, type FileReport, type IngestFiles,
 } from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
-import { codedFieldGuards, DEFAULT_CHANGE_LIMITS, enforceGuards, type ChangeLimits, type GuardRow } from './change-guards.js';
+import {
+  codedFieldGuards, DEFAULT_CHANGE_LIMITS, DEFAULT_VERDICT_LIMITS, enforceGuards, verdictGuards,
+  type ChangeLimits, type GuardRow, type Unblocked, type VerdictLimits, type VerdictMix,
+} from './change-guards.js';
 import { CodedFields } from './coded-fields.js';
 import { checkQuarantine, DEFAULT_MAX_QUARANTINE_SHARE, Quarantine, type QuarantinedRow } from './quarantine.js';
 import { DEFAULT_MAX_BIPD_USD } from './sources/common.js';
 import { loadAuthorityNames } from './sources/authority.js';
 import { mergeCensusRows, readCensus, type CensusRow } from './sources/census.js';
-import { DotBitmap } from './dot-bitmap.js';
+import { NumberBitmap } from './dot-bitmap.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
 
@@ -62,13 +66,13 @@ export interface IngestOptions {
   accept?: readonly string[];
 }
 
-export interface IngestLimits extends ChangeLimits {
+export interface IngestLimits extends ChangeLimits, VerdictLimits {
   maxBipdUsd: number;
   maxQuarantineShare: number;
 }
 
 export const DEFAULT_INGEST_LIMITS: IngestLimits = {
-  ...DEFAULT_CHANGE_LIMITS, maxBipdUsd: DEFAULT_MAX_BIPD_USD, maxQuarantineShare: DEFAULT_MAX_QUARANTINE_SHARE,
+  ...DEFAULT_CHANGE_LIMITS, ...DEFAULT_VERDICT_LIMITS, maxBipdUsd: DEFAULT_MAX_BIPD_USD, maxQuarantineShare: DEFAULT_MAX_QUARANTINE_SHARE,
 };
 
 export interface IngestReport {
@@ -89,6 +93,8 @@ export interface IngestReport {
   guards: GuardRow[];
   /** Rows set aside as unreadable; their carriers answer carrier_record_unreadable. */
   quarantined: QuarantinedRow[];
+  /** Carriers that move from blocked or review to eligible against the serving snapshot, with what they were (first 1,000). */
+  newlyEligible: { count: number; carriers: Unblocked[] };
 }
 
 /** Lets listpack hashes hold our compact records; ignored where CONFIG is disabled (managed Redis). */
@@ -166,8 +172,11 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     begun = true;
     const censusStats = new SourceStats();
     const censusHash = new StreamingHash(() => undefined);
-    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, options.rules ?? DEFAULT_RULE_SET, nowMs, censusHash,
-      { coded, quarantine, maxBipdUsd: limits.maxBipdUsd, warn });
+    const servingBits = current ? await redis.getBuffer(keys.snapshotNotEligible(current)) : null;
+    const rules = options.rules ?? DEFAULT_RULE_SET;
+    const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, rules, nowMs, censusHash,
+      { coded, quarantine, maxBipdUsd: limits.maxBipdUsd, warn }, servingBits ? new NumberBitmap(servingBits) : null);
+    const unblocked = current ? await whyWasBlocked(redis, keys, current, counts.newlyEligible, rules, nowMs) : [];
 
     const censusSize = (await stat(options.files.census)).size;
     const censusFile: FileRecord = {
@@ -188,7 +197,11 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       const source = key.split('.')[0] as SourceName;
       return source === 'census' ? options.files.census : loaded.files.find((file) => file.source === source)?.path ?? source;
     };
-    const guards = enforceGuards(codedFieldGuards(coded.toJSON(), currentMeta?.fields, limits, fileOf), options.accept ?? []);
+    const verdicts: VerdictMix = { carriers: counts.carriers, eligible: counts.eligible, tiers: { ...counts.tiers }, reasons: { ...counts.reasons } as Record<string, number> };
+    const guards = enforceGuards([
+      ...codedFieldGuards(coded.toJSON(), currentMeta?.fields, limits, fileOf),
+      ...verdictGuards(verdicts, currentMeta?.verdicts, unblocked, counts.newlyEligible.size, limits, options.files.census),
+    ], options.accept ?? []);
     for (const name of guards.unused) warn(`--accept ${name}: no such guard was beyond its limit in this ingest`);
     if (censusFile.rows > 0) Object.assign(sources.census, resolveFileAsOf('census', censusFile, sourceAsOf.census, nowMs, warn));
     checkCensusCoverage(options.files.census, loaded.joined.authority.byMc.size, counts.uncovered, { force, maxGap: options.maxCensusGap });
@@ -207,14 +220,16 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       sources,
       fields: Object.fromEntries(Object.entries(coded.toJSON()).map(([key, { rows, blank, unknown }]) => [key, { rows, blank, unknown }])),
       quarantined_rows: quarantine.rows.length,
+      verdicts,
     };
-    const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS);
+    const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer());
     removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
     return {
       version, previous, meta: { ...meta, version },
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],
       fileRecords: [...loaded.files, censusFile],
       ...counts, warnings, removedVersions, durationMs: Date.now() - started, guards: guards.rows, quarantined: quarantine.rows,
+      newlyEligible: { count: counts.newlyEligible.size, carriers: unblocked },
     };
   } catch (error) {
     // Nothing to remove before begin(): refusals found while loading the side files leave Redis untouched.
@@ -232,17 +247,42 @@ interface WriteCounts {
   ambiguous: number;
   eligible: number;
   reasons: Partial<Record<Reason, number>>;
+  tiers: Record<Tier, number>;
+  /** MCs eligible now that the serving snapshot's ingest found not eligible. */
+  newlyEligible: Set<number>;
+  /** Bit per MC not eligible in this snapshot (stored with it for the next ingest). */
+  notEligible: NumberBitmap;
 }
 
 async function writeCarriers(
   writer: SnapshotWriter, sources: JoinedSources, options: IngestOptions, stats: SourceStats,
   progress: ProgressReporter, rules: RuleSet, nowMs: number, hash: StreamingHash,
   checks: { coded: CodedFields; quarantine: Quarantine; maxBipdUsd: number; warn: (message: string) => void },
+  servingNotEligible: NumberBitmap | null,
 ): Promise<WriteCounts> {
   // MC → first DOT seen; an MC seen under a second DOT is rewritten as ambiguous (HSET overwrites).
   const emitted = new EmittedDots(sources.mcSlots);
   const ambiguous = new Map<number, Set<number | null>>();
-  const counts: WriteCounts = { uncovered: 0, carriers: 0, ambiguous: 0, eligible: 0, reasons: {} };
+  const counts: WriteCounts = {
+    uncovered: 0, carriers: 0, ambiguous: 0, eligible: 0, reasons: {},
+    tiers: { preferred: 0, standard: 0, conditional: 0, blocked: 0 }, newlyEligible: new Set(), notEligible: new NumberBitmap(),
+  };
+  const preferredBits = new NumberBitmap();
+  /** The verdict mix moves with every write: `previous` undoes a carrier's earlier tier (ambiguous, merged duplicates). */
+  const account = (mc: number, record: CarrierRecord | null, reasons: Reason[], undo: boolean) => {
+    if (undo) {
+      const before = reasonsOf.get(mc);
+      const old = before ? tierOf(null, before, rules) : preferredBits.has(mc) ? 'preferred' : 'standard';
+      counts.tiers[old] -= 1;
+    }
+    const tier = record === null ? 'conditional' : tierOf(record, reasons, rules);
+    counts.tiers[tier] += 1;
+    preferredBits.set(mc, tier === 'preferred');
+    const eligible = record !== null && reasons.length === 0;
+    counts.notEligible.set(mc, !eligible);
+    if (eligible && servingNotEligible?.has(mc)) counts.newlyEligible.add(mc);
+    else counts.newlyEligible.delete(mc);
+  };
   const reasonsOf = new Map<number, Reason[]>();
   // Most flagged carriers share a handful of reason lists: keep one array per distinct list.
   const reasonLists = new Map<string, Reason[]>();
@@ -266,6 +306,7 @@ async function writeCarriers(
       emitted.record(mc, identity.dot);
       const record: CarrierRecord = buildRecord(mc, census, identity, sources);
       const reasons = carrierReasons(record, rules, nowMs);
+      account(mc, record, reasons, false);
       if (reasons.length === 0) counts.eligible += 1;
       else tally(mc, reasons);
       // Only carriers with reasons are remembered, so this map stays small (it undoes counts if turned ambiguous).
@@ -280,6 +321,7 @@ async function writeCarriers(
       dots = new Set([first]);
       ambiguous.set(mc, dots);
       counts.ambiguous += 1;
+      account(mc, null, ['ambiguous_mc_number'], true);
       if (reasonsOf.has(mc)) tally(mc, null); else counts.eligible -= 1;
       reasonsOf.delete(mc);
       counts.reasons.ambiguous_mc_number = (counts.reasons.ambiguous_mc_number ?? 0) + 1;
@@ -293,6 +335,7 @@ async function writeCarriers(
     if (emitted.firstDot(mc) !== identity.dot || ambiguous.has(mc)) return emit(mc, census, identity);
     const record: CarrierRecord = buildRecord(mc, census, identity, sources);
     const reasons = carrierReasons(record, rules, nowMs);
+    account(mc, record, reasons, true);
     if (!reasonsOf.has(mc)) counts.eligible -= 1;
     tally(mc, reasons.length > 0 ? reasons : null);
     if (reasons.length > 0) reasonsOf.set(mc, interned(reasons));
@@ -307,7 +350,7 @@ async function writeCarriers(
     coded: checks.coded, quarantine: checks.quarantine, maxBipdUsd: checks.maxBipdUsd,
   };
   // A DOT met twice is set aside and resolved after the pass (most restrictive reading of all its rows).
-  const seenDots = new DotBitmap();
+  const seenDots = new NumberBitmap();
   const duplicated = new Set<number>();
   for await (const row of readCensus(options.files.census, context, stats)) {
     if (seenDots.testAndSet(row.dot)) { duplicated.add(row.dot); continue; }
@@ -349,4 +392,27 @@ async function writeCarriers(
     await emit(mc, null, { dot: sources.authority.byMc.get(mc)?.dot ?? null, legalName: name?.legal || '(not in census)', dbaName: name?.dba ?? null });
   }
   return counts;
+}
+
+/** The serving snapshot's reasons for carriers this ingest makes eligible (read back for the first 1,000). */
+async function whyWasBlocked(
+  redis: RedisClient, keys: RedisKeys, version: string, mcs: ReadonlySet<number>, rules: RuleSet, nowMs: number,
+): Promise<Unblocked[]> {
+  const listed = [...mcs].sort((a, b) => a - b).slice(0, 1000).map(String);
+  if (listed.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const mc of listed) pipeline.hget(keys.carrierBucket(version, carrierBucket(mc)), mc);
+  const replies = (await pipeline.exec()) ?? [];
+  return listed.map((mc, i) => {
+    const raw = replies[i]?.[1];
+    let was: string[] = [];
+    try {
+      const lookup = decodeCarrier(mc, typeof raw === 'string' ? raw : null);
+      if (lookup.kind === 'found') was = carrierReasons(lookup.record, rules, nowMs);
+      else if (lookup.kind === 'ambiguous') was = ['ambiguous_mc_number'];
+    } catch {
+      was = [];
+    }
+    return { mc, was };
+  });
 }

@@ -35,6 +35,8 @@ export function redisKeys(prefix: string) {
     snapshotCurrent: ctl('snapshot:current'),
     /** String (JSON SnapshotMeta) of one version; in the control slot so the flip writes it atomically. */
     snapshotMeta: (version: string) => ctl(`snapshot:${version}:meta`),
+    /** String: bitmap of the MCs a version's ingest found not eligible (bit mc), so the next ingest names who it unblocks. */
+    snapshotNotEligible: (version: string) => ctl(`snapshot:${version}:not-eligible`),
     /** Hash bucket of carrier records: field = MC number, value = encoded record. Untagged: spreads over slots. */
     carrierBucket: (version: string, bucket: number) => `${prefix}snapshot:${version}:c:${bucket}`,
     /** Zset of versions being written (orphans after a crash) → start ms. */

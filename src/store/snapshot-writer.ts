@@ -71,7 +71,7 @@ export class SnapshotWriter {
   }
 
   /** Writes the meta and makes this version current; returns the version it replaced (now retired). */
-  async commit(meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS): Promise<string | null> {
+  async commit(meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS, notEligible?: Buffer): Promise<string | null> {
     await this.flush();
     await this.settle();
     const full: SnapshotMeta = { ...meta, version: this.version };
@@ -81,6 +81,7 @@ export class SnapshotWriter {
       .set(this.keys.snapshotMeta(this.version), JSON.stringify(full))
       .set(this.keys.snapshotCurrent, this.version)
       .zrem(this.keys.snapshotVersions, this.version);
+    if (notEligible) transaction.set(this.keys.snapshotNotEligible(this.version), notEligible);
     if (previous && previous !== this.version) transaction.zadd(this.keys.snapshotRetired, nowMs + graceMs, previous);
     const results = await transaction.exec();
     const failure = results?.find(([error]) => error);
@@ -108,7 +109,7 @@ export async function removeSnapshotVersion(redis: RedisClient, keys: RedisKeys,
     await sendKeyed(redis, batch);
   }
   // Meta last (one {ctl} MULTI): a version whose meta is still there may still have buckets.
-  await redis.multi().unlink(keys.snapshotMeta(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
+  await redis.multi().unlink(keys.snapshotMeta(version)).unlink(keys.snapshotNotEligible(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
 }
 
 /**

@@ -131,6 +131,9 @@ beforeAll(async () => {
     'mc_number,reason,added_at,expires_at', 'MC-200001,Double-brokered a load,2026-11-13,',
     'MC-300004,Cargo theft ring,2026-11-01,', 'MC-300004,Late deliveries (temporary),2026-10-01,2026-11-01',
   ].join('\n'));
+  // Class 6: a sanctions list that lost the entry a carrier is blocked by.
+  await writeFile(files.sdnShort = join(dir, 'sdn-without-990001.csv'),
+    (await readFile(GOOD_FILES.ofacSdn!, 'latin1')).split('\n').filter((line) => !line.startsWith('990001,')).join('\n'), 'latin1');
   // Class 4: amounts in the wrong units.
   await writeFile(files.dollars = join(dir, 'actpendinsur-dollars.txt'),
     (await readFile(GOOD_FILES.insurance!, 'utf8')).replace(/"0","(\d+)","/g, (_, k: string) => `"0","${Number(k) * 1000}","`));
@@ -181,22 +184,27 @@ beforeAll(async () => { SDN_SHA = createHash('sha256').update(await readFile(GOO
 
 describe('class 2: a coded field blanked or recoded for every row is refused by name, and accepted only by name', () => {
   it('every STATUS_CODE blank: refused; --accept of that one guard publishes it and every carrier fails closed', async () => {
-    const failure = await refused({ census: files.statusBlank }, () =>
-      `${files.statusBlank}: blank:census.STATUS_CODE: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.STATUS_CODE`);
-    expect((failure as GuardRefusal).rows.find((row) => row.guard === 'blank:census.STATUS_CODE')?.verdict).toBe('refused');
-    // Another guard's name accepts nothing.
-    await refused({ census: files.statusBlank }, () => `${files.statusBlank}: blank:census.STATUS_CODE: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.STATUS_CODE`,
-      { accept: ['blank:census.SAFETY_RATING'] });
+    const line = `${files.statusBlank}: blank:census.STATUS_CODE: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.STATUS_CODE (and 2 more guard(s); see the table)`;
+    const failure = await refused({ census: files.statusBlank }, line);
+    // The verdict mix moves too: every carrier leaves eligible for usdot_inactive.
+    expect((failure as GuardRefusal).rows.filter((row) => row.verdict === 'refused').map((row) => [row.guard, row.before, row.after])).toEqual([
+      ['blank:census.STATUS_CODE', '0.0%', '100.0%'], ['eligible_drop', '247', '0'], ['reason:usdot_inactive', '1', '266'],
+    ]);
+    // Another guard's name accepts nothing; accepting one of three still refuses.
+    await refused({ census: files.statusBlank }, line, { accept: ['blank:census.SAFETY_RATING'] });
+    await refused({ census: files.statusBlank }, `${files.statusBlank}: eligible_drop: 247 → 0, limit fall ≤ 5.0% of carriers; check the file or accept this change with --accept eligible_drop (and 1 more guard(s); see the table)`,
+      { accept: ['blank:census.STATUS_CODE'] });
     const keys = freshKeys();
     await ingest(keys);
-    const report = await ingest(keys, { census: files.statusBlank }, { accept: ['blank:census.STATUS_CODE'] });
-    expect(report.guards.find((row) => row.guard === 'blank:census.STATUS_CODE')?.verdict).toBe('accepted');
+    const accept = ['blank:census.STATUS_CODE', 'eligible_drop', 'reason:usdot_inactive'];
+    const report = await ingest(keys, { census: files.statusBlank }, { accept });
+    expect(report.guards.filter((row) => row.verdict === 'accepted').map((row) => row.guard)).toEqual(accept);
     expect(await reasonsOf(keys, '100001')).toEqual(['usdot_inactive']);
   });
   it('every SAFETY_RATING blank (unrated carriers were 53%)', async () => void await refused({ census: files.ratingBlank }, () =>
     `${files.ratingBlank}: blank:census.SAFETY_RATING: 53.0% → 100.0%, limit ≤ 58.0%; check the file or accept this change with --accept blank:census.SAFETY_RATING`));
   it('every HM_Ind blank', async () => void await refused({ census: files.hazmatBlank }, () =>
-    `${files.hazmatBlank}: blank:census.HM_IND: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.HM_IND`));
+    `${files.hazmatBlank}: blank:census.HM_IND: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.HM_IND (and 2 more guard(s); see the table)`));
   it('OOS STATUS recoded (A for ACTIVE): unknown codes are counted, the orders stay in force, the file is refused', async () => void await refused({ oos: files.oosRecoded }, () =>
     `${files.oosRecoded}: unknown:oos.STATUS: 0.0% → 100.0% ("A"), limit ≤ 1.0%; check the file or accept this change with --accept unknown:oos.STATUS`));
 });
@@ -233,5 +241,21 @@ describe('class 5: one unreadable row is set aside, not a refusal of the whole f
     await ingest(keys, { census: files.noName });
     expect(await reasonsOf(keys, '100002')).toEqual(['carrier_record_unreadable']);
     for (const mc of ['100001', '200010', '300001']) expect(await reasonsOf(keys, mc)).toEqual(await reasonsOf(servingKeys, mc));
+  });
+});
+
+describe('class 6: a file is judged by what it changes; a carrier a list stops blocking needs its own acceptance', () => {
+  it('an SDN list missing the entry that blocks MC200002: refused by that carrier; accepted by name, it is eligible and listed with why', async () => {
+    const keys = freshKeys();
+    await ingest(keys);
+    const refusal = await ingest(keys, { ofacSdn: files.sdnShort }, { force: true }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(GuardRefusal);
+    expect((refusal as Error).message).toBe(`${GOOD_FILES.census}: unblocked:MC200002: ofac_sdn_match → eligible, limit a sanctions hit lifted needs its own acceptance; check the file or accept this change with --accept unblocked:MC200002`);
+    // Accepting the list change in general (another name) is not enough.
+    await expect(ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['newly_eligible'] })).rejects.toThrow(/--accept unblocked:MC200002$/);
+    const report = await ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['unblocked:MC200002'] });
+    expect(report.newlyEligible).toEqual({ count: 1, carriers: [{ mc: '200002', was: ['ofac_sdn_match'] }] });
+    expect(await reasonsOf(keys, '200002')).toEqual([]);
+    expect(report.meta.verdicts).toMatchObject({ carriers: 267, eligible: 248 });
   });
 });

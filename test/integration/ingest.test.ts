@@ -1,4 +1,5 @@
 // Ingest into a real Redis (own random prefix per test), then judge the stored records with decide().
+import { GuardRefusal } from '../../src/ingest/change-guards.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -124,7 +125,14 @@ describe('safe by construction', () => {
     await writeFile(files.authority, `${(await readFile(files.authority, 'utf8')).split('\n').slice(0, 140).join('\n')}\n`);
     await expect(runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()) })).rejects.toThrow(/authority: 1\d\d rows is \d+% below the serving snapshot's 268 .*--force/);
     expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
-    const forced = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), force: true });
+    // --force lifts the row guards only: half the carriers losing eligibility is a change guard of its own.
+    const refusal = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), force: true }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(GuardRefusal);
+    expect((refusal as Error).message).toMatch(/eligible_drop: 2\d\d → 1\d\d, limit fall ≤ 5\.0% of carriers/);
+    const accept = (refusal as GuardRefusal).rows.filter((row) => row.verdict === 'refused').map((row) => row.guard);
+    expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
+    const forced = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), force: true, accept });
+    expect(forced.guards.filter((row) => row.verdict === 'accepted').map((row) => row.guard)).toEqual(accept);
     expect(await redis.get(keys.snapshotCurrent)).toBe(forced.version);
     expect(forced.previous).toBe(first.version);
   });
