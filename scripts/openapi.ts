@@ -5,6 +5,7 @@ import { REASON_CODES } from '../src/core/reasons.js';
 import { ERROR_KINDS } from '../src/errors.js';
 import { PROBLEMS } from '../src/http/problem.js';
 import { SERVICE_VERSION } from '../src/version.js';
+import { policySchema } from '../src/policy/document.js';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../src/monitoring/events-model.js';
 import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';
@@ -304,10 +305,26 @@ const document = {
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     schemas: {
       ReasonCode: { type: 'string', enum: REASON_CODES },
+      PolicyDocument: z.toJSONSchema(policySchema, { target: 'draft-2020-12', io: 'input' }),
+      PublishedPolicy: {
+        type: 'object', required: ['version', 'sha256', 'published_at', 'published_by', 'policy'],
+        properties: { version: { type: 'integer', minimum: 1 }, sha256: { type: 'string' }, published_at: { type: 'string', format: 'date-time' }, published_by: { type: ['string', 'null'] }, policy: { $ref: '#/components/schemas/PolicyDocument' } },
+      },
+      PolicyDryRun: {
+        type: 'object', required: ['ruleset_version', 'current_policy_version', 'evaluated', 'changed', 'changes'],
+        properties: {
+          ruleset_version: { type: 'integer' }, current_policy_version: { type: ['integer', 'null'] }, evaluated: { type: 'integer' }, changed: { type: 'integer' },
+          changes: { type: 'array', items: { type: 'object', required: ['mc_number', 'before', 'after'], properties: { mc_number: { type: 'string' }, before: { $ref: '#/components/schemas/VerdictSummary' }, after: { $ref: '#/components/schemas/VerdictSummary' } } } },
+        },
+      },
+      VerdictSummary: {
+        type: 'object', required: ['eligible', 'tier', 'reasons'],
+        properties: { eligible: { type: 'boolean' }, tier: { type: ['string', 'null'] }, reasons: { type: 'array', items: { $ref: '#/components/schemas/ReasonCode' } } },
+      },
       ProblemCode: { type: 'string', enum: ERROR_KINDS },
       Verdict: {
         type: 'object',
-        required: ['eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier', 'evidence'],
+        required: ['eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'policy_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier', 'evidence'],
         properties: {
           eligible: { type: 'boolean' },
           found: { type: 'boolean' },
@@ -316,6 +333,7 @@ const document = {
           degraded: { type: 'boolean' },
           decision_id: { type: 'string', format: 'uuid', description: 'UUIDv7 (RFC 9562)' },
           ruleset_version: { type: ['integer', 'null'] },
+          policy_version: { type: ['integer', 'null'], description: "the account policy's version the verdict was decided under; null without a policy" },
           data_as_of: { type: ['string', 'null'], format: 'date-time' },
           evaluated_at: { type: 'string', format: 'date-time' },
           cache_hit: { type: 'boolean' },
@@ -482,6 +500,45 @@ const document = {
           200: { description: 'Decision record', content: { 'application/json': { schema: { $ref: '#/components/schemas/DecisionRecord' } } } },
           ...statuses(401, 403, 404, 429, 503),
         },
+      },
+    },
+    '/v1/policy': {
+      get: {
+        summary: "The account's current carrier policy (scope policy)",
+        security: [{ apiKey: ['policy'] }],
+        responses: { 200: { description: 'Policy', content: { 'application/json': { schema: { $ref: '#/components/schemas/PublishedPolicy' } } } }, ...statuses(401, 403, 404, 503) },
+      },
+      put: {
+        summary: 'Publish the next version of the account policy; never looser than the rule set (scope policy)',
+        security: [{ apiKey: ['policy'] }],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PolicyDocument' } } } },
+        responses: { 200: { description: 'Published', content: { 'application/json': { schema: { $ref: '#/components/schemas/PublishedPolicy' } } } }, ...statuses(400, 401, 403, 413, 422, 503) },
+      },
+    },
+    '/v1/policy/versions/{n}': {
+      parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+      get: {
+        summary: 'Any published version of the account policy (kept forever; scope policy)',
+        security: [{ apiKey: ['policy'] }],
+        responses: { 200: { description: 'Policy version', content: { 'application/json': { schema: { $ref: '#/components/schemas/PublishedPolicy' } } } }, ...statuses(401, 403, 404, 503) },
+      },
+    },
+    '/v1/policy/dry-run': {
+      post: {
+        summary: "Which verdicts a candidate policy would change, for the account's watched carriers and the MC numbers given, without publishing (scope policy)",
+        security: [{ apiKey: ['policy'] }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['policy'], properties: { policy: { $ref: '#/components/schemas/PolicyDocument' }, mc_numbers: { type: 'array', maxItems: 5000, items: { type: 'string' } } } } } },
+        },
+        responses: { 200: { description: 'Dry run', content: { 'application/json': { schema: { $ref: '#/components/schemas/PolicyDryRun' } } } }, ...statuses(400, 401, 403, 413, 422, 503) },
+      },
+    },
+    '/v1/me': {
+      get: {
+        summary: "The presented key's id, scopes and bound actor (any valid key)",
+        security: [{ apiKey: [] }],
+        responses: { 200: { description: 'Key identity', content: { 'application/json': { schema: { type: 'object', required: ['key_id', 'scopes', 'actor'], properties: { key_id: { type: 'string' }, scopes: { type: 'array', items: { type: 'string' } }, actor: { type: ['string', 'null'] }, label: { type: 'string' }, expires_at: { type: ['string', 'null'] } } } } } }, ...statuses(401, 503) },
       },
     },
     '/v1/health': {

@@ -19,6 +19,7 @@ export const ERROR_KINDS = [
   'job_already_finished',
   'service_unavailable',
   'replay_queue_full',
+  'policy_below_floor',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -2,7 +2,7 @@
 // (32 random bytes, base64url) is stored only as its SHA-256 and compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const SCOPES = ['eligibility', 'batch', 'monitoring'] as const;
+export const SCOPES = ['eligibility', 'batch', 'monitoring', 'policy'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface ApiKeyRecord {

@@ -178,7 +178,7 @@ export class ChunkScreener {
 function backendUnavailable(mc: string): RowResult {
   const decision: Decision = {
     eligible: false, found: false, tier: null, reasons: ['backend_unavailable'], degraded: true,
-    ruleset_version: null, data_as_of: null, carrier: null,
+    ruleset_version: null, policy_version: null, data_as_of: null, carrier: null,
     evidence: { snapshot_version: null, reasons: [{ reason: 'backend_unavailable', source: 'service', record_id: null, facts: {}, rule: null }], sources: [] },
   };
   return screenedResult(decision, mc, Date.now());

@@ -32,6 +32,8 @@ export interface Decision {
   reasons: Reason[];
   degraded: boolean;
   ruleset_version: number | null;
+  /** The account policy's version the decision was made under, or null for the global rule set alone. */
+  policy_version: number | null;
   data_as_of: string | null;
   carrier: { dot_number: string | null; legal_name: string; dba_name: string | null } | null;
   /** Per reason the source and record behind it, plus the sources screened against (src/core/evidence.ts). */
@@ -174,7 +176,10 @@ export function decide(input: DecisionInput): Decision {
 }
 
 /** A decision's fields except its evidence: what a caller holding a decision for the same inputs compares. */
-export type DecisionFields = Omit<Decision, 'evidence'>;
+export type DecisionFields = Omit<Decision, 'evidence'> & {
+  /** Reasons an account policy waived (pass), for the evidence; absent when none. */
+  waived?: readonly Reason[];
+};
 
 /** The evidence for decideWithoutEvidence(input), attached: decide(input) is exactly this. */
 export function withEvidence(input: DecisionInput, decision: DecisionFields): Decision {
@@ -183,6 +188,7 @@ export function withEvidence(input: DecisionInput, decision: DecisionFields): De
     evidence: buildEvidence({
       reasons: decision.reasons, lookup: input.lookup, rules: input.ruleset?.rules ?? null, snapshot: input.snapshot,
       onDoNotUseList: input.onDoNotUseList === true, maxDataAgeSeconds: input.maxDataAgeSeconds,
+      policy: input.ruleset?.policy ?? null, waived: decision.waived ?? null,
     }),
   };
 }
@@ -196,12 +202,13 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
   // Runs on every check, cache-hot ones included, so it allocates only what it returns: no spread base object,
   // no do-not-use array, no Set for the usual zero or one reason (orderReasons).
   const rulesetVersion = input.ruleset?.version ?? null;
+  const policyVersion = input.ruleset?.policy?.version ?? null;
   const dataAsOf = input.snapshot?.data_as_of ?? null;
   const degraded = degradedReasons(input);
   if (degraded.length > 0 || !input.lookup || !input.ruleset) {
     return {
       eligible: false, found: false, tier: null, carrier: null, degraded: true,
-      reasons: orderReasons(degraded.length > 0 ? degraded : ['backend_unavailable']), ruleset_version: rulesetVersion, data_as_of: dataAsOf,
+      reasons: orderReasons(degraded.length > 0 ? degraded : ['backend_unavailable']), ruleset_version: rulesetVersion, policy_version: policyVersion, data_as_of: dataAsOf,
     };
   }
   const { lookup } = input;
@@ -209,7 +216,7 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
   if (lookup.kind === 'not_found') {
     return {
       eligible: false, found: false, tier: null, carrier: null, degraded: false, reasons: ['carrier_not_found'],
-      ruleset_version: rulesetVersion, data_as_of: dataAsOf,
+      ruleset_version: rulesetVersion, policy_version: policyVersion, data_as_of: dataAsOf,
     };
   }
   const onDoNotUseList = input.onDoNotUseList === true;
@@ -217,17 +224,23 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
     return {
       eligible: false, found: true, tier: onDoNotUseList ? 'blocked' : 'conditional', carrier: null, degraded: false,
       reasons: orderReasons(onDoNotUseList ? ['do_not_use', 'ambiguous_mc_number'] : ['ambiguous_mc_number']),
-      ruleset_version: rulesetVersion, data_as_of: dataAsOf,
+      ruleset_version: rulesetVersion, policy_version: policyVersion, data_as_of: dataAsOf,
     };
   }
   const { record } = lookup;
   const found = carrierReasons(record, rules, input.nowMs);
   if (onDoNotUseList) found.push('do_not_use');
-  const reasons = orderReasons(found);
-  const tier: Tier = reasons.some((reason) => isHardStop(reason, rules))
+  const { policy } = input.ruleset;
+  let reasons = orderReasons(found);
+  let waived: Reason[] | undefined;
+  if (policy !== undefined && policy.pass.size > 0 && reasons.some((reason) => policy.pass.has(reason))) {
+    waived = reasons.filter((reason) => policy.pass.has(reason));
+    reasons = reasons.filter((reason) => !policy.pass.has(reason));
+  }
+  const tier: Tier = reasons.some((reason) => isHardStop(reason, rules) || policy?.block.has(reason) === true)
     ? 'blocked'
     : reasons.length > 0 ? 'conditional' : isPreferred(record, rules) ? 'preferred' : 'standard';
-  return {
+  const fields: DecisionFields = {
     eligible: reasons.length === 0,
     found: true,
     tier,
@@ -235,6 +248,9 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
     degraded: false,
     carrier: { dot_number: record.dot, legal_name: record.legal_name, dba_name: record.dba_name },
     ruleset_version: rulesetVersion,
+    policy_version: policyVersion,
     data_as_of: dataAsOf,
   };
+  if (waived !== undefined) fields.waived = waived;
+  return fields;
 }

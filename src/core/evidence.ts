@@ -6,7 +6,7 @@ import type { CarrierLookup, CarrierRecord, SnapshotMeta, SourceFreshness, Watch
 import { requiredBipd } from './insurance.js';
 import type { Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
-import type { RuleSet, SourceName } from './ruleset.js';
+import type { AccountPolicyRules, RuleSet, SourceName } from './ruleset.js';
 
 /** Where a reason's evidence comes from: a source file of the snapshot, or the service itself. */
 export type EvidenceSource = SourceName | 'dnu_live' | 'snapshot' | 'ruleset' | 'service';
@@ -46,6 +46,8 @@ export interface Evidence {
   snapshot_version: string | null;
   reasons: ReasonEvidence[];
   sources: SourceEvidence[];
+  /** Only when an account policy decided: its version and content hash, and the reasons it waived. */
+  policy?: { version: number; sha256: string; waived: Reason[] };
 }
 
 export interface EvidenceInput {
@@ -56,6 +58,9 @@ export interface EvidenceInput {
   /** The MC number was on the live do-not-use list (not only in the snapshot). */
   onDoNotUseList: boolean;
   maxDataAgeSeconds: number;
+  /** The account policy the decision was made under, and the reasons it waived (absent: none). */
+  policy?: AccountPolicyRules | null;
+  waived?: readonly Reason[] | null;
 }
 
 // Keys of WatchlistHit that are not facts of the listed entry itself.
@@ -235,5 +240,15 @@ export function sourceEvidence(snapshot: SnapshotMeta | null): SourceEvidence[] 
 }
 
 export function buildEvidence(input: EvidenceInput): Evidence {
-  return { snapshot_version: input.snapshot?.version ?? null, reasons: reasonEvidence(input), sources: sourceEvidence(input.snapshot) };
+  const evidence: Evidence = { snapshot_version: input.snapshot?.version ?? null, reasons: reasonEvidence(input), sources: sourceEvidence(input.snapshot) };
+  const { policy } = input;
+  if (policy) {
+    // A reason the policy escalated names the policy rule beside the rule set's thresholds.
+    for (const item of evidence.reasons) {
+      if (!policy.block.has(item.reason)) continue;
+      item.rule = { ...(item.rule ?? {}), policy_version: policy.version, policy_rule: policy.ruleOf[item.reason] ?? `outcomes.${item.reason}`, policy_outcome: 'block' };
+    }
+    evidence.policy = { version: policy.version, sha256: policy.sha256, waived: [...(input.waived ?? [])] };
+  }
+  return evidence;
 }

@@ -1,6 +1,7 @@
 // The rule set: every threshold a verdict depends on, as versioned data rather than constants in code.
 // Published with `carrier-eligibility rules publish FILE`; each verdict names the integer version it used.
 import { z } from 'zod';
+import type { Reason } from './reasons.js';
 
 export const SOURCE_NAMES = [
   'census', 'authority', 'insurance', 'insurance_history', 'revocations', 'oos', 'ofac_sdn', 'ofac_cons', 'sam', 'dnu',
@@ -48,6 +49,24 @@ export interface PublishedRuleSet {
   version: number;
   published_at: string;
   rules: RuleSet;
+  /**
+   * Present when an account's policy made this rule set (src/policy): `rules` are then the floor with the policy's
+   * stricter knobs, and these are its outcome map and identity. decide() applies them; the version stays the
+   * global rule set's.
+   */
+  policy?: AccountPolicyRules;
+}
+
+/** An account policy's outcome map and identity, as decide() needs them (compiled once per policy version). */
+export interface AccountPolicyRules {
+  version: number;
+  sha256: string;
+  /** Review reasons the policy turns into a block (tier blocked; the reason code stays). */
+  block: ReadonlySet<Reason>;
+  /** Review reasons the policy waives (only mcs150_outdated, new_authority, conditional_safety_rating). */
+  pass: ReadonlySet<Reason>;
+  /** The policy field behind each escalated or waived reason, for the evidence. */
+  ruleOf: Readonly<Partial<Record<Reason, string>>>;
 }
 
 export const DEFAULT_RULE_SET: RuleSet = {

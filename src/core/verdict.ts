@@ -12,6 +12,8 @@ export interface Verdict {
   degraded: boolean;
   decision_id: string;
   ruleset_version: number | null;
+  /** The account policy's version the verdict was decided under; null for an account without a policy. */
+  policy_version: number | null;
   data_as_of: string | null;
   evaluated_at: string;
   cache_hit: boolean;
@@ -30,6 +32,7 @@ export function verdictOf(decision: Decision, mc: string, id: string, evaluatedA
     degraded: decision.degraded,
     decision_id: id,
     ruleset_version: decision.ruleset_version,
+    policy_version: decision.policy_version,
     data_as_of: decision.data_as_of,
     evaluated_at: evaluatedAt,
     cache_hit: cacheHit,

@@ -98,15 +98,14 @@ export class DecisionReader {
     ]);
     if (evidenceKey && !shared) throw new Error(`decision ${stored.decisionId}: shared evidence ${evidenceKey} is missing`);
     if (snapshotVersion && !manifest) throw new Error(`decision ${stored.decisionId}: manifest of snapshot ${snapshotVersion} is missing`);
-    const full: Verdict = {
-      ...verdict,
-      carrier: shared?.carrier ?? null,
-      evidence: {
-        snapshot_version: snapshotVersion,
-        reasons: shared ? shared.reasons : stored.evidence as Verdict['evidence']['reasons'],
-        sources: sourceEvidence(manifest),
-      },
+    const evidence: Verdict['evidence'] = {
+      snapshot_version: snapshotVersion,
+      reasons: shared ? shared.reasons : stored.evidence as Verdict['evidence']['reasons'],
+      sources: sourceEvidence(manifest),
     };
+    const policy = shared?.policy ?? (stored.policy ? { ...stored.policy, waived: [] } : undefined);
+    if (policy) evidence.policy = policy;
+    const full: Verdict = { ...verdict, carrier: shared?.carrier ?? null, evidence };
     const { context } = stored;
     return {
       decision_id: stored.decisionId,

@@ -31,6 +31,23 @@ export interface RecordContext {
 export interface SharedEvidence {
   carrier: Decision['carrier'];
   reasons: ReasonEvidence[];
+  /** The account policy the decision was made under (only then). */
+  policy?: NonNullable<Verdict['evidence']['policy']>;
+}
+
+/**
+ * Position 15: the rule set version, or for a decision made under an account policy `"<rule set>|<policy
+ * version>|<policy SHA-256>"` (a record keeps the policy's content hash; records without a policy keep the number).
+ */
+function rulesetPosition(verdict: Verdict): number | string | null {
+  if (verdict.policy_version === null) return verdict.ruleset_version;
+  return `${verdict.ruleset_version ?? ''}|${verdict.policy_version}|${verdict.evidence.policy?.sha256 ?? ''}`;
+}
+
+function parseRulesetPosition(value: number | string | null): { ruleset: number | null; policy: { version: number; sha256: string } | null } {
+  if (typeof value !== 'string') return { ruleset: value, policy: null };
+  const [ruleset = '', version = '', sha256 = ''] = value.split('|');
+  return { ruleset: ruleset === '' ? null : Number(ruleset), policy: { version: Number(version), sha256 } };
 }
 
 const REASON_BIT = new Map(REASON_CODES.map((code, index) => [code, index]));
@@ -43,7 +60,9 @@ export function evidenceVariant(verdict: Verdict): string {
   let mask = 0;
   for (const reason of verdict.reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
   const live = verdict.evidence.reasons.some((item) => item.source === 'dnu_live');
-  const variant = `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}`;
+  // Evidence under an account policy differs (escalation rules, waived reasons): its own variant per policy content.
+  const policy = verdict.evidence.policy ? `.p${verdict.evidence.policy.sha256.slice(0, 16)}` : '';
+  const variant = `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}${policy}`;
   // Only a cache-hot verdict's evidence object is reused; memoising a fresh one would only churn the WeakMap.
   if (verdict.cache_hit) variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
   return variant;
@@ -95,14 +114,14 @@ export function encodeRecord(verdict: Verdict, context: RecordContext): string {
   let tail = tails.get(verdict.evidence);
   if (tail === undefined || tail.reasons !== verdict.reasons || tail.carrier !== verdict.carrier || tail.eligible !== verdict.eligible
     || tail.found !== verdict.found || tail.tier !== verdict.tier || tail.degraded !== verdict.degraded
-    || tail.ruleset_version !== verdict.ruleset_version || tail.data_as_of !== verdict.data_as_of) {
+    || tail.ruleset_version !== verdict.ruleset_version || tail.policy_version !== verdict.policy_version || tail.data_as_of !== verdict.data_as_of) {
     const json = JSON.stringify(verdictPositions(verdict, 0));
     // Cut before the last two positions (cache_hit, 0 or 1, and the MC number): a JSON string never holds an
     // unescaped quote, so the last `,"` opens the MC number, and cache_hit is the one digit before it.
     const mcAt = json.lastIndexOf(',"');
     tail = {
       reasons: verdict.reasons, carrier: verdict.carrier, eligible: verdict.eligible, found: verdict.found, tier: verdict.tier,
-      degraded: verdict.degraded, ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of,
+      degraded: verdict.degraded, ruleset_version: verdict.ruleset_version, policy_version: verdict.policy_version, data_as_of: verdict.data_as_of,
       json: `,${json.slice(1, mcAt - 1)}`, closing: '', afterRequestId: '',
     };
     tails.set(verdict.evidence, tail);
@@ -159,7 +178,7 @@ function contextHead(context: RecordContext): string {
 const jsonOrNull = (value: string | null): string => (value === null ? 'null' : jsonString(value));
 
 /** A record's positions 8–17 as JSON (with a leading comma and a trailing one), per evidence. */
-interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'data_as_of'> {
+interface RecordTail extends Pick<Verdict, 'reasons' | 'carrier' | 'eligible' | 'found' | 'tier' | 'degraded' | 'ruleset_version' | 'policy_version' | 'data_as_of'> {
   json: string;
   /** The last closing positions (lastPositions) used with this tail, and `",null,null,null` + json + it. */
   closing: string;
@@ -172,7 +191,7 @@ function verdictPositions(verdict: Verdict, evaluatedAt: 0 | string): unknown[] 
   const shared = hasSharedEvidence(verdict);
   return [verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,
     verdict.eligible ? 1 : 0, verdict.found ? 1 : 0, verdict.tier, verdict.reasons.join(','), verdict.degraded ? 1 : 0,
-    verdict.ruleset_version, verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number];
+    rulesetPosition(verdict), verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number];
 }
 
 /** The record as one JSON array of every position: what encodeRecord gives, built field by field. */
@@ -183,12 +202,13 @@ export function encodeRecordGeneral(verdict: Verdict, context: RecordContext): s
     RECORD_FORMAT, context.kind === 'check' ? 'c' : 'b', context.keyId, context.account, context.requestId, context.reference,
     context.jobId, context.row, verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,
     verdict.eligible ? 1 : 0, verdict.found ? 1 : 0, verdict.tier, verdict.reasons.join(','), verdict.degraded ? 1 : 0,
-    verdict.ruleset_version, verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number,
+    rulesetPosition(verdict), verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number,
   ]);
 }
 
 export function encodeSharedEvidence(verdict: Verdict): string {
   const shared: SharedEvidence = { carrier: verdict.carrier, reasons: verdict.evidence.reasons };
+  if (verdict.evidence.policy) shared.policy = verdict.evidence.policy;
   return JSON.stringify(shared);
 }
 
@@ -202,13 +222,14 @@ const bit = z.union([z.literal(0), z.literal(1)]);
 const storedRecord = z.tuple([
   z.literal(RECORD_FORMAT), z.enum(['c', 'b']), z.string(), z.string(), z.string().nullable(), z.string().nullable(),
   z.string().nullable(), z.number().nullable(), z.string().nullable(), z.union([z.string(), z.array(reasonEvidenceSchema)]),
-  bit, bit, z.enum(['preferred', 'standard', 'conditional', 'blocked']).nullable(), z.string(), bit, z.number().nullable(),
+  bit, bit, z.enum(['preferred', 'standard', 'conditional', 'blocked']).nullable(), z.string(), bit, z.union([z.number(), z.string()]).nullable(),
   z.string().nullable(), z.union([z.literal(0), z.string()]), bit, z.string(),
 ]).rest(z.unknown());
 
 export const sharedEvidenceSchema = z.object({
   carrier: z.object({ dot_number: z.string().nullable(), legal_name: z.string(), dba_name: z.string().nullable() }).nullable(),
   reasons: z.array(reasonEvidenceSchema),
+  policy: z.object({ version: z.number(), sha256: z.string(), waived: z.array(z.enum(REASON_CODES as [Reason, ...Reason[]])) }).optional(),
 });
 
 /** A stored record, decoded but not yet joined with its shared evidence and manifest. */
@@ -219,11 +240,14 @@ export interface StoredRecord {
   /** Variant name of the shared evidence, or the evidence reasons kept inline. */
   evidence: string | ReasonEvidence[];
   verdict: Omit<Verdict, 'carrier' | 'evidence'>;
+  /** The account policy the decision was made under, from position 15 (null: none). */
+  policy: { version: number; sha256: string } | null;
 }
 
 /** Throws on anything that is not a record this code wrote (the reader answers that as an internal error). */
 export function decodeRecord(decisionId: string, raw: string): StoredRecord {
   const r = storedRecord.parse(JSON.parse(raw));
+  const { ruleset, policy } = parseRulesetPosition(r[15]);
   return {
     decisionId,
     context: { kind: r[1] === 'c' ? 'check' : 'batch_row', keyId: r[2], account: r[3], requestId: r[4], reference: r[5], jobId: r[6], row: r[7] },
@@ -231,8 +255,9 @@ export function decodeRecord(decisionId: string, raw: string): StoredRecord {
     evidence: r[9] as string | ReasonEvidence[],
     verdict: {
       eligible: r[10] === 1, found: r[11] === 1, tier: r[12], reasons: (r[13] === '' ? [] : r[13].split(',')) as Reason[],
-      degraded: r[14] === 1, decision_id: decisionId, ruleset_version: r[15], data_as_of: r[16],
+      degraded: r[14] === 1, decision_id: decisionId, ruleset_version: ruleset, policy_version: policy?.version ?? null, data_as_of: r[16],
       evaluated_at: r[17] === 0 ? new Date(idMillis(decisionId)).toISOString() : r[17], cache_hit: r[18] === 1, mc_number: r[19],
     },
+    policy,
   };
 }

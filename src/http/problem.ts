@@ -22,6 +22,7 @@ export const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
   job_already_finished: { status: 409, title: 'The batch job has already finished' },
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
   replay_queue_full: { status: 409, title: 'The webhook endpoint\'s replay queue is full' },
+  policy_below_floor: { status: 422, title: 'Policy is invalid or looser than the rule set' },
 };
 
 export interface ProblemResponse {

@@ -28,6 +28,7 @@ const SOURCES = {
   monitoringUnwatch: { file: 'monitoring-unwatch.lua', keys: 4 },
   decisionEvict: { file: 'decision-evict.lua', keys: 1 },
   decisionArchiverLock: { file: 'decision-archiver-lock.lua', keys: 1 },
+  policyPublish: { file: 'policy-publish.lua', keys: 3 },
 } as const;
 
 type Arg = string | number;
@@ -51,6 +52,7 @@ declare module 'ioredis' {
     monitoringUnwatch(...args: Arg[]): Result<unknown, Context>;
     decisionEvict(...args: Arg[]): Result<unknown, Context>;
     decisionArchiverLock(...args: Arg[]): Result<unknown, Context>;
+    policyPublish(...args: Arg[]): Result<unknown, Context>;
   }
 }
 
@@ -216,5 +218,10 @@ export const luaScripts = {
   async webhookQueueReplay(client: RedisClient, keys: { list: string; ids: string }, cap: number, streamIds: readonly string[]): Promise<{ added: number | null; queued: number }> {
     const [added, queued] = queueReplayReply.parse(await raw(client, 'webhookQueueReplay')(keys.list, keys.ids, cap, ...streamIds));
     return { added: added < 0 ? null : added, queued };
+  },
+
+  /** policy-publish.lua: the account's next policy version, made current, with the policy epoch moved ({ctl}). */
+  async policyPublish(client: RedisClient, keys: { versions: string; current: string; epoch: string }, account: string, body: string): Promise<number> {
+    return int.parse(await raw(client, 'policyPublish')(keys.versions, keys.current, keys.epoch, account, body));
   },
 };

@@ -90,7 +90,7 @@ describe('row planning and outcomes', () => {
   });
 
   it('maps tiers to outcome categories and degraded decisions to error', () => {
-    const base: Decision = { eligible: false, found: true, tier: null, reasons: [], degraded: false, ruleset_version: 1, data_as_of: null, carrier: null,
+    const base: Decision = { eligible: false, found: true, tier: null, reasons: [], degraded: false, ruleset_version: 1, policy_version: null, data_as_of: null, carrier: null,
       evidence: { snapshot_version: null, reasons: [], sources: [] } };
     expect(outcomeOf({ ...base, tier: 'preferred', eligible: true })).toBe('eligible');
     expect(outcomeOf({ ...base, tier: 'standard', eligible: true })).toBe('eligible');

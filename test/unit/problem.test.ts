@@ -53,7 +53,7 @@ describe('OpenAPI document stays in step with the code', () => {
 
   it('describes every field of the verdict', () => {
     expect(openapi.components.schemas.Verdict.required).toEqual([
-      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier',
+      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'policy_version', 'data_as_of', 'evaluated_at', 'cache_hit', 'mc_number', 'carrier',
       'evidence',
     ]);
   });
