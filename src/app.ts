@@ -25,6 +25,7 @@ import { createRedis, redisTarget, type RedisClient } from './redis/connection.j
 import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/index.js';
+import { policyWiring, type PolicyParts } from './policy/index.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -48,6 +49,10 @@ export interface AppParts {
   decisions: DecisionReader;
   /** Records by id and by search, from the Redis window and the archive. */
   lookup: DecisionLookup;
+  /** Account policies: the per-replica book the checks decide with, the store and the routes. */
+  policy: PolicyParts;
+  /** The same, as batch jobs pin them. */
+  policyPins: PolicyParts['pins'];
 }
 
 export interface RunningApp {
@@ -71,8 +76,9 @@ export function buildParts(config: Config, log: Logger): AppParts {
     retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,
   }, endOfTurn);
   if (!recorder) log.error('DECISION_RECORDS=off: verdicts are answered without decision records (benchmarks only, never production)');
+  const policy = policyWiring(redis, config, state, log);
   const eligibility = new EligibilityService(redis, keys, state, {
-    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn,
+    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn, policies: policy.book,
     carryOver: { max: config.CARRIER_CACHE_WARM_MAX, budgetMs: config.CARRIER_CACHE_WARM_MS },
   });
   // A snapshot switch first reads the cached carriers again from the new snapshot (src/eligibility/cache-carry-over.ts).
@@ -85,7 +91,7 @@ export function buildParts(config: Config, log: Logger): AppParts {
   const decisions = new DecisionReader(redis, keys);
   return {
     config, log, keys, redis, state, keyStore, auth, budget, gate, eligibility, metrics,
-    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)),
+    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)), policy, policyPins: policy.pins,
   };
 }
 
@@ -100,6 +106,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     ...batchApiRoutes(parts),
     ...monitoringApiRoutes(parts),
     meRoute(parts.gate),
+    ...parts.policy.routes(parts),
     ...consoleRoutes(consoleDir(parts.config.CONSOLE_DIR)),
   ];
 }
@@ -136,6 +143,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.
   await waitUntilReady(parts.redis, 2000);
   await parts.state.start();
+  await parts.policy.book.start();
   let http: HttpServer;
   let metricsHttp: HttpServer | null = null;
   // METRICS_PORT set: /metrics moves to its own listener (a NetworkPolicy can then admit only monitoring there).
@@ -173,6 +181,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await monitoring?.stop(config.SHUTDOWN_GRACE_MS);
       await archiver?.stop();
       parts.state.stop();
+      parts.policy.book.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());
     },
   };

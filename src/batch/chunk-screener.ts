@@ -17,7 +17,7 @@ import { luaScripts } from '../redis/scripts.js';
 import { reportLine, type RowResult } from './csv.js';
 import { batchKeys, WORKER_GROUP } from './keys.js';
 import { planRow, screenedResult, outcomeOf } from './outcome.js';
-import type { PinnedCheck, PinnedScreening } from './pinned-screening.js';
+import type { PinnedCheck, PinnedScreening, PolicyPin } from './pinned-screening.js';
 import { batchBudgetLimit } from './roster.js';
 import { isActiveStatus, OUTCOMES, type Outcome, type StoredRow } from './types.js';
 import { decodeStoredRows } from '../store/stored-json.js';
@@ -67,6 +67,7 @@ export class ChunkScreener {
     if (rowsJson === null) return 'skipped';
     const rows: StoredRow[] = decodeStoredRows(rowsJson, `${keys.rows} ${task.chunkIndex}`);
     const pins = { snapshot_version: snapshotVersion || null, ruleset_version: rulesetVersion ? Number(rulesetVersion) : null };
+    const policy = parsePolicyPin(await redis.hget(keys.job, 'policy'));
 
     const plans = rows.map(planRow);
     const results: (RowResult | null)[] = plans.map((plan) => (plan.kind === 'skip' ? plan.result : null));
@@ -83,7 +84,7 @@ export class ChunkScreener {
       }
       const batch = toScreen.slice(next, next + admitted);
       const account = key?.account ?? '';
-      const screened = await this.decideWithRetries(pins, batch.map((row) => ({ mc: row.mc, asker: { account, reference: rows[row.index]?.[3] ?? null } })));
+      const screened = await this.decideWithRetries(pins, batch.map((row) => ({ mc: row.mc, asker: { account, reference: rows[row.index]?.[3] ?? null } })), policy);
       batch.forEach((row, position) => {
         results[row.index] = screened[position] ?? null;
       });
@@ -142,14 +143,14 @@ export class ChunkScreener {
   }
 
   /** Decisions for the MC numbers; degraded ones are retried, then reported as `error` with their reasons. */
-  private async decideWithRetries(pins: Parameters<PinnedScreening['decideAll']>[0], checks: PinnedCheck[]): Promise<RowResult[]> {
+  private async decideWithRetries(pins: Parameters<PinnedScreening['decideAll']>[0], checks: PinnedCheck[], policy: PolicyPin | null): Promise<RowResult[]> {
     const results: RowResult[] = new Array<RowResult>(checks.length);
     let pending = checks.map((check, index) => ({ ...check, index }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       const last = attempt >= DEGRADED_RETRY_DELAYS_MS.length;
       let decided: { decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null } | null = null;
       try {
-        decided = await this.deps.screening.decideAll(pins, pending);
+        decided = await this.deps.screening.decideAll(pins, pending, policy);
       } catch (error) {
         this.deps.log.warn({ err: error, attempt }, 'batch lookup failed');
         if (last) {
@@ -182,4 +183,12 @@ function backendUnavailable(mc: string): RowResult {
     evidence: { snapshot_version: null, reasons: [{ reason: 'backend_unavailable', source: 'service', record_id: null, facts: {}, rule: null }], sources: [] },
   };
   return screenedResult(decision, mc, Date.now());
+}
+
+/** The job's `policy` field: `<account>|<version>` when the submitting account had a policy, else empty. */
+function parsePolicyPin(value: string | null): PolicyPin | null {
+  if (!value) return null;
+  const at = value.lastIndexOf('|');
+  const version = Number(value.slice(at + 1));
+  return at > 0 && Number.isSafeInteger(version) && version > 0 ? { account: value.slice(0, at), version } : null;
 }

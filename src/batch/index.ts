@@ -4,3 +4,4 @@ export { BatchJobs } from './jobs.js';
 export { isActiveStatus } from './types.js';
 export { jobView } from './view.js';
 export { batchApiRoutes, startBatchWorker, type BatchParts, type RunningBatchWorker } from './wiring.js';
+export { PinnedScreening, type PolicyPins } from './pinned-screening.js';

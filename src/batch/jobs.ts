@@ -94,7 +94,7 @@ export class BatchJobs {
     return this.options.retentionSeconds * 1000;
   }
 
-  async submit(keyId: string, rows: readonly StoredRow[], chunkSize: number, pins: JobPins): Promise<SubmitResult> {
+  async submit(keyId: string, rows: readonly StoredRow[], chunkSize: number, pins: JobPins, policy: { account: string; version: number } | null = null): Promise<SubmitResult> {
     const id = uuidv7();
     const nowMs = this.now();
     const deadlineMs = nowMs + this.options.deadlineSeconds * 1000;
@@ -103,7 +103,7 @@ export class BatchJobs {
       id, key_id: keyId, status: 'queued', total: String(rows.length), processed: '0', chunk_size: String(chunkSize),
       chunks: String(chunks.length), created_at: new Date(nowMs).toISOString(), deadline_ms: String(deadlineMs),
       snapshot_version: pins.snapshot_version ?? '', ruleset_version: pins.ruleset_version === null ? '' : String(pins.ruleset_version),
-      data_as_of: pins.data_as_of ?? '',
+      data_as_of: pins.data_as_of ?? '', policy: policy === null ? '' : `${policy.account}|${policy.version}`,
     };
     const keys = batchKeys(this.prefix, id);
     const created = await luaScripts.batchCreate(

@@ -25,6 +25,17 @@ export interface PinnedCheck {
   asker: Asker;
 }
 
+/** Account policies as batch screening needs them, supplied by the composition root (src/policy). */
+export interface PolicyPins {
+  /** The account's current policy version, pinned at submit like the rule set; null without a policy. */
+  currentVersion(account: string): number | null;
+  /** The rule set a pinned (account, policy version) decides with over a pinned rule set; null when unreadable. */
+  rulesetFor(account: string, version: number, ruleset: PublishedRuleSet): Promise<PublishedRuleSet | null>;
+}
+
+/** A job's pinned policy: the submitting key's account and its policy version then. */
+export interface PolicyPin { account: string; version: number }
+
 export class PinnedScreening {
   /** Published rule sets never change, so a version read once is kept. */
   private readonly rulesets = new Map<number, PublishedRuleSet>();
@@ -34,10 +45,11 @@ export class PinnedScreening {
     private readonly keys: RedisKeys,
     private readonly maxDataAgeSeconds: number,
     private readonly now: () => number = Date.now,
+    private readonly policies: PolicyPins | null = null,
   ) {}
 
   /** One decision per check (a normalised MC number and who asks), in order. Throws when Redis fails (the caller retries). */
-  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, checks: readonly PinnedCheck[]): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
+  async decideAll(pins: Pick<JobPins, 'snapshot_version' | 'ruleset_version'>, checks: readonly PinnedCheck[], policy: PolicyPin | null = null): Promise<{ decisions: Decision[]; nowMs: number; snapshot: SnapshotMeta | null }> {
     const version = pins.snapshot_version;
     const mcs = checks.map((check) => check.mc);
     // Carriers first: their buckets spread over cluster slots, so they go one key per command (sendKeyed).
@@ -84,6 +96,8 @@ export class PinnedScreening {
       ruleset = raw ? decodePublishedRuleSet(raw) : null;
       if (ruleset) this.rulesets.set(rulesetVersion, ruleset);
     }
+    // A pinned policy whose rule set cannot be made leaves no rule set: degraded (ruleset_unavailable), never looser.
+    if (policy !== null && ruleset !== null) ruleset = this.policies ? await this.policies.rulesetFor(policy.account, policy.version, ruleset) : null;
     const decisions = checks.map(({ mc, asker }, index) => assess({
       mc, lookup: snapshot ? safeDecode(mc, encoded[index] ?? null) : null,
       snapshot, ruleset, doNotUse, backendAvailable: true, maxDataAgeSeconds: this.maxDataAgeSeconds, nowMs,

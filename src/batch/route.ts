@@ -3,6 +3,7 @@
 // (src/ratelimit/call-budget.ts); a job's rows draw from the checks budget when screened.
 // Batch is asynchronous, so a Redis outage is answered honestly with 503 + Retry-After (the fail-closed
 // 200 rule is for single checks). Unknown and foreign jobs get the same 404 after the same single read.
+import type { PolicyPins } from './pinned-screening.js';
 import type { RedisClient } from '../redis/connection.js';
 import { z } from 'zod';
 import type { StoredApiKey } from '../auth/api-key.js';
@@ -27,6 +28,8 @@ export interface BatchDeps {
   redis: RedisClient;
   headroom: number;
   log: Logger;
+  /** Account policies, pinned per job like the rule set (absent: none). */
+  policies?: PolicyPins;
 }
 
 const notFound = () => new AppError('not_found', 'No batch job with this id exists for this API key.');
@@ -71,7 +74,8 @@ export function batchRoutes(deps: BatchDeps): Route[] {
       const result = await guarded(deps, request, async () => {
         // Pinned now, so every row of the job is judged on the data and rules in force when it was accepted.
         const pins = await deps.jobs.currentPins();
-        return deps.jobs.submit(key.id, rows, chunkSize, pins);
+        const policyVersion = deps.policies?.currentVersion(key.account) ?? null;
+        return deps.jobs.submit(key.id, rows, chunkSize, pins, policyVersion === null ? null : { account: key.account, version: policyVersion });
       });
       if (result.kind === 'conflict') {
         throw new AppError('active_job_exists', 'This API key already has a queued or running batch job.', {

@@ -13,7 +13,7 @@ import { createRedis, redisTarget, type RedisClient } from '../redis/connection.
 import { DecisionRecorder } from '../decisions/index.js';
 import { ChunkScreener } from './chunk-screener.js';
 import { BatchJobs } from './jobs.js';
-import { PinnedScreening } from './pinned-screening.js';
+import { PinnedScreening, type PolicyPins } from './pinned-screening.js';
 import { BatchWorker } from './worker.js';
 
 /** What the composition root hands the feature (it never imports the root itself). */
@@ -25,6 +25,8 @@ export interface BatchParts {
   redis: RedisClient;
   keyStore: KeyStore;
   gate: CallGate;
+  /** Account policies (src/policy), pinned per job. */
+  policyPins?: PolicyPins;
 }
 
 function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
@@ -37,7 +39,7 @@ function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
 export function batchApiRoutes(parts: BatchParts): Route[] {
   return batchRoutes({
     gate: parts.gate, jobs: jobsOn(parts, parts.redis), redis: parts.redis,
-    headroom: parts.config.BATCH_BUDGET_HEADROOM, log: parts.log,
+    headroom: parts.config.BATCH_BUDGET_HEADROOM, log: parts.log, ...(parts.policyPins ? { policies: parts.policyPins } : {}),
   });
 }
 
@@ -53,7 +55,7 @@ export function startBatchWorker(parts: BatchParts): RunningBatchWorker {
   let worker: BatchWorker | null = null;
   const screener = new ChunkScreener({
     redis, prefix: config.REDIS_PREFIX, keyStore: parts.keyStore,
-    screening: new PinnedScreening(redis, keys, config.MAX_DATA_AGE_SECONDS),
+    screening: new PinnedScreening(redis, keys, config.MAX_DATA_AGE_SECONDS, Date.now, parts.policyPins ?? null),
     // Its own limiter on the worker's connection: draws wait through a Redis restart instead of failing.
     budget: new BudgetLimiter(redis, keys, () => undefined),
     headroom: config.BATCH_BUDGET_HEADROOM, retentionMs: config.BATCH_RETENTION_SECONDS * 1000, log,

@@ -26,6 +26,11 @@ export interface EligibilityOptions {
   recorder?: DecisionRecorder | null;
   /** Where carrier lookups are sent, with the turn's other request-path commands (one socket write per turn). */
   endOfTurn?: EndOfTurn;
+  /**
+   * The rule set an account decides with when it has a policy (src/policy): the floor with the policy's stricter
+   * knobs and outcome map. Absent, or null for an account: the global rule set.
+   */
+  policies?: { forAccount(account: string, ruleset: PublishedRuleSet | null): { ruleset: PublishedRuleSet } | null; loaded(): boolean };
 }
 
 // Degraded verdicts answered because their real verdict's record could not be stored; their own record could
@@ -129,8 +134,25 @@ export class EligibilityService implements SnapshotPreparer {
    * Verdict for a normalised MC number, not recorded. `backendOk` lets the caller pass in what it already learned
    * on this request (the budget draw is a Redis call too), so a failure there degrades the verdict as well.
    */
-  evaluate(mc: string, backendOk = true): Promise<Verdict> {
-    return new Promise((resolve, reject) => this.begin(mc, backendOk, null, { checked: resolve, checkFailed: reject }));
+  evaluate(mc: string, backendOk = true, account: string | null = null): Promise<Verdict> {
+    return this.evaluateUnder(mc, this.rulesetFor(account), backendOk);
+  }
+
+  /** Verdict under a given rule set (a policy dry run compares two), not recorded. */
+  evaluateUnder(mc: string, ruleset: PublishedRuleSet | null, backendOk = true): Promise<Verdict> {
+    return new Promise((resolve, reject) => this.begin(mc, backendOk, null, { checked: resolve, checkFailed: reject }, ruleset));
+  }
+
+  /**
+   * The rule set a check of `account` decides with: the global one, or its policy's compiled one. Until the
+   * policies were read once, an account's policy cannot be known, so no rule set is given (ruleset_unavailable:
+   * degraded, never a verdict looser than the account's policy).
+   */
+  rulesetFor(account: string | null, ruleset: PublishedRuleSet | null = this.state.ruleset): PublishedRuleSet | null {
+    const { policies } = this.options;
+    if (policies === undefined || account === null) return ruleset;
+    if (!policies.loaded()) return null;
+    return policies.forAccount(account, ruleset)?.ruleset ?? ruleset;
   }
 
   /** Before a snapshot switch: the cached carriers read again from `next`, adopted at the switch (LiveState). */
@@ -154,19 +176,20 @@ export class EligibilityService implements SnapshotPreparer {
    * The verdict when it needs no Redis read (the carrier is in the LRU, or the backend cannot be asked
    * anyway); null when only a Redis read can tell.
    */
-  evaluateNow(mc: string, backendOk = true, asker: Asker = NO_ASKER): Verdict | null {
-    const { snapshot, ruleset } = this.state;
+  evaluateNow(mc: string, backendOk = true, asker: Asker = NO_ASKER, ruleset: PublishedRuleSet | null = this.rulesetFor(asker.account)): Verdict | null {
+    const { snapshot } = this.state;
     const backendAvailable = backendOk && this.state.redisUp;
     if (!backendAvailable || !snapshot) return this.verdictFor(mc, null, false, backendAvailable, snapshot, ruleset, asker);
     const cached = this.cache.get(snapshot.version, mc);
     return cached ? this.verdictFor(mc, cached, true, true, snapshot, ruleset, asker) : null;
   }
 
-  private begin(mc: string, backendOk: boolean, context: RecordContext | null, waiter: VerdictWaiter): void {
-    const { snapshot, ruleset } = this.state;
+  private begin(mc: string, backendOk: boolean, context: RecordContext | null, waiter: VerdictWaiter,
+    ruleset: PublishedRuleSet | null = this.rulesetFor(context?.account ?? null)): void {
+    const { snapshot } = this.state;
     let verdict: Verdict | null;
     try {
-      verdict = this.evaluateNow(mc, backendOk, context ?? NO_ASKER);
+      verdict = this.evaluateNow(mc, backendOk, context ?? NO_ASKER, ruleset);
     } catch (error) {
       waiter.checkFailed(error);
       return;

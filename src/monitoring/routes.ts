@@ -30,7 +30,7 @@ export interface MonitoringRouteDeps {
   webhooks: WebhookStore;
   events: EventStore;
   /** The current verdict of a carrier (no decision record: a listing is not a decision). */
-  evaluate: (mc: string) => Promise<Verdict>;
+  evaluate: (mc: string, account: string) => Promise<Verdict>;
   maxWatched: number;
   allowPrivateWebhooks: boolean;
   log: Logger;
@@ -178,7 +178,7 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
       const after = afterRaw === null ? null : normaliseMcNumber(afterRaw);
       if (afterRaw !== null && after === null) throw validation('Query parameter after is not a cursor of this list.', [{ path: 'after', message: 'must be the next_cursor of a previous page' }]);
       const page = await deps.watch.page(key.account, after, limit);
-      const verdicts = await Promise.all(page.items.map((item) => deps.evaluate(item.mc)));
+      const verdicts = await Promise.all(page.items.map((item) => deps.evaluate(item.mc, key.account)));
       return {
         status: 200,
         json: {

@@ -63,7 +63,7 @@ export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
   }));
   return monitoringRoutes({
     ready,
-    gate: parts.gate, watch, webhooks, events, evaluate: (mc) => parts.eligibility.evaluate(mc),
+    gate: parts.gate, watch, webhooks, events, evaluate: (mc, account) => parts.eligibility.evaluate(mc, true, account),
     maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
   });
 }

@@ -51,6 +51,11 @@ export class PolicyBook {
     return compiled;
   }
 
+  /** Whether the policies were read at least once (until then no account's policy can be known). */
+  loaded(): boolean {
+    return this.epoch !== undefined;
+  }
+
   current(account: string): PublishedPolicy | null {
     return this.policies.get(account) ?? null;
   }

@@ -2,13 +2,12 @@
 // and a dry run that shows which verdicts a candidate would change before it is published. Everything is the
 // caller's account's own; there is no way to name another account.
 import { z } from 'zod';
-import type { Authenticator } from '../auth/authenticate.js';
-import type { StoredApiKey } from '../auth/api-key.js';
+import type { CallGate } from '../auth/call-gate.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import type { PublishedRuleSet } from '../core/ruleset.js';
 import { AppError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { PolicyDocument, PublishedPolicy } from './document.js';
 import { validatePolicy } from './document.js';
@@ -19,7 +18,7 @@ export const MAX_DRY_RUN_MCS = 5000;
 const BODY_LIMIT = 512 * 1024;
 
 export interface PolicyRouteDeps {
-  auth: Authenticator;
+  gate: CallGate;
   store: PolicyStore;
   /** The global rule set in force: the floor every policy is held against. */
   floor: () => PublishedRuleSet | null;
@@ -31,11 +30,8 @@ const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'Po
   cause, headers: { 'retry-after': '5' },
 });
 
-async function authorise(deps: PolicyRouteDeps, request: HttpRequest): Promise<StoredApiKey> {
-  const result = await deps.auth.authenticate(request.headers['x-api-key'], 'policy', request.requestId);
-  if (result.kind === 'backend_unavailable') throw unavailable();
-  return result.key;
-}
+/** The caller's key (scope `policy`) and its RateLimit headers; every policy call draws from the calls budget. */
+const authorise = (deps: PolicyRouteDeps, request: HttpRequest) => deps.gate.admit(request, ['policy']);
 
 function floorOrUnavailable(deps: PolicyRouteDeps) {
   const floor = deps.floor();
@@ -82,38 +78,38 @@ export function policyRoutes(deps: PolicyRouteDeps): Route[] {
     {
       method: 'PUT', pattern: '/v1/policy', maxBodyBytes: BODY_LIMIT, headers: ['x-api-key'],
       async handler(request): Promise<HttpResponse> {
-        const key = await authorise(deps, request);
+        const { key, rateHeaders } = await authorise(deps, request);
         const body = parseJsonBody(request.body, publishBody);
         // The document itself, or {policy, actor}: who published it is recorded with the version.
         const candidate = body.policy !== undefined ? body.policy : Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'actor'));
         const policy = validated(candidate, floorOrUnavailable(deps));
         const published = await guard(() => deps.store.publish(key.account, policy, body.actor ?? key.id));
-        return { status: 200, headers: { 'cache-control': 'no-store' }, json: policyView(published), log: { key_id: key.id, policy_version: published.version } };
+        return { status: 200, headers: { 'cache-control': 'no-store', ...rateHeaders }, json: policyView(published), log: { key_id: key.id, policy_version: published.version } };
       },
     },
     {
       method: 'GET', pattern: '/v1/policy', maxBodyBytes: 0, headers: ['x-api-key'],
       async handler(request): Promise<HttpResponse> {
-        const key = await authorise(deps, request);
+        const { key, rateHeaders } = await authorise(deps, request);
         const current = await guard(() => deps.store.current(key.account));
         if (!current) throw new AppError('not_found', 'This account has no policy; the global rule set decides its verdicts.');
-        return { status: 200, headers: { 'cache-control': 'no-store' }, json: policyView(current), log: { key_id: key.id } };
+        return { status: 200, headers: { 'cache-control': 'no-store', ...rateHeaders }, json: policyView(current), log: { key_id: key.id } };
       },
     },
     {
       method: 'GET', pattern: '/v1/policy/versions/:n', maxBodyBytes: 0, headers: ['x-api-key'],
       async handler(request): Promise<HttpResponse> {
-        const key = await authorise(deps, request);
+        const { key, rateHeaders } = await authorise(deps, request);
         const n = Number(request.params[0]);
         const found = Number.isSafeInteger(n) && n >= 1 ? await guard(() => deps.store.version(key.account, n)) : null;
         if (!found) throw new AppError('not_found', 'No policy version with this number exists for this account.');
-        return { status: 200, headers: { 'cache-control': 'no-store' }, json: policyView(found), log: { key_id: key.id } };
+        return { status: 200, headers: { 'cache-control': 'no-store', ...rateHeaders }, json: policyView(found), log: { key_id: key.id } };
       },
     },
     {
       method: 'POST', pattern: '/v1/policy/dry-run', maxBodyBytes: BODY_LIMIT, headers: ['x-api-key'],
       async handler(request): Promise<HttpResponse> {
-        const key = await authorise(deps, request);
+        const { key, rateHeaders } = await authorise(deps, request);
         const body = parseJsonBody(request.body, dryRunBody);
         const mcs: string[] = [];
         const errors = (body.mc_numbers ?? []).flatMap((raw, index) => {
@@ -125,7 +121,7 @@ export function policyRoutes(deps: PolicyRouteDeps): Route[] {
         if (errors.length > 0) throw new AppError('validation_failed', 'Some MC numbers are not MC numbers.', { errors: errors.slice(0, 20) });
         const candidate = validated(body.policy, floorOrUnavailable(deps));
         const result = await guard(() => deps.dryRun(key.account, candidate, mcs));
-        return { status: 200, headers: { 'cache-control': 'no-store' }, json: result, log: { key_id: key.id } };
+        return { status: 200, headers: { 'cache-control': 'no-store', ...rateHeaders }, json: result, log: { key_id: key.id } };
       },
     },
   ];
