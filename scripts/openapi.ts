@@ -619,6 +619,11 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
   'post /v1/webhooks/{id}/replay': 'replayWebhookEvents',
   'get /v1/events': 'listEvents',
+  'get /v1/policy': 'getPolicy',
+  'put /v1/policy': 'publishPolicy',
+  'get /v1/policy/versions/{n}': 'getPolicyVersion',
+  'post /v1/policy/dry-run': 'dryRunPolicy',
+  'get /v1/me': 'getMe',
   'post monitoringEvent': 'receiveMonitoringEvent',
 };
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
