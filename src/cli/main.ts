@@ -5,6 +5,7 @@ import { SERVICE_VERSION } from '../version.js';
 import { CliError } from './context.js';
 import { register as registerKeys } from './commands/keys.js';
 import { register as registerRules } from './commands/rules.js';
+import { register as registerPolicy } from './commands/policy.js';
 import { register as registerIngest } from './commands/ingest.js';
 import { register as registerData } from './commands/data.js';
 import { register as registerDnu } from './commands/dnu.js';
@@ -24,6 +25,7 @@ const program = new Command('carrier-eligibility')
 
 registerKeys(program);
 registerRules(program);
+registerPolicy(program);
 registerIngest(program);
 registerData(program);
 registerDnu(program);

@@ -52,7 +52,7 @@ describe('single-check records', () => {
     const { response, verdict } = await check({ mc_number: 'MC-100002', reference: 'load-42' }, { 'x-request-id': 'req-abc-1' });
     expect(response.status).toBe(200);
     expect(Object.keys(verdict)).toEqual([
-      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at',
+      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'policy_version', 'data_as_of', 'evaluated_at',
       'cache_hit', 'mc_number', 'carrier', 'evidence',
     ]);
     expect(verdict.reasons).toEqual(['out_of_service_order', 'conditional_safety_rating']);

@@ -57,8 +57,8 @@ describe('POST /v1/eligibility verdicts', () => {
       eligible: true, found: true, tier: 'preferred', reasons: [], degraded: false, ruleset_version: expect.any(Number),
       mc_number: '123456', carrier: { dot_number: '1123456', legal_name: 'CARRIER 123456 LLC', dba_name: null },
     });
-    expect(Object.keys(body).slice(0, 10)).toEqual([
-      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'data_as_of', 'evaluated_at', 'cache_hit',
+    expect(Object.keys(body).slice(0, 11)).toEqual([
+      'eligible', 'found', 'tier', 'reasons', 'degraded', 'decision_id', 'ruleset_version', 'policy_version', 'data_as_of', 'evaluated_at', 'cache_hit',
     ]);
     expect(body.decision_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body.evaluated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

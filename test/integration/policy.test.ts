@@ -3,6 +3,10 @@
 // monitoring listings under the policy, another account untouched, and a second replica following within 1 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
 import { report, submit, waitTerminal } from './batch-helpers.js';
 
 let t: TestApp;
@@ -132,5 +136,20 @@ describe('account policy', () => {
     const { elapsedMs, value } = await waitFor(() => check(replica, '500004', checkKey), (v) => v.policy_version === 2, 3000);
     expect(value).toMatchObject({ eligible: false, reasons: ['mcs150_outdated'] });
     expect(elapsedMs).toBeLessThan(1000);
+  });
+
+  it('the CLI publishes, shows and dry-runs for an account, with the same floor', async () => {
+    const file = join(tmpdir(), `policy-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ safety: { conditional_rating: 'block' } }));
+    const dry = await runCli(t.config.REDIS_PREFIX, 'policy', 'dry-run', file, '--account', 'globex', '--mc', 'MC-500003', '500005');
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ evaluated: 2, changed: 1, changes: [{ mc_number: '500003', before: { tier: 'conditional' }, after: { tier: 'blocked' } }] });
+    const published = await runCli(t.config.REDIS_PREFIX, 'policy', 'publish', file, '--account', 'globex', '--actor', 'ops');
+    expect(JSON.parse(published.stdout)).toMatchObject({ version: 1, published_by: 'ops' });
+    expect(JSON.parse((await runCli(t.config.REDIS_PREFIX, 'policy', 'show', '--account', 'globex')).stdout)).toMatchObject({ version: 1 });
+    writeFileSync(file, JSON.stringify({ insurance: { min_bipd_usd: 1 } }));
+    const refused = await runCli(t.config.REDIS_PREFIX, 'policy', 'publish', file, '--account', 'globex');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('insurance.min_bipd_usd');
   });
 });
