@@ -6,7 +6,7 @@ import { FailureLimit } from './auth/failure-limit.js';
 import { batchApiRoutes, startBatchWorker } from './batch/index.js';
 import { KeyStore } from './auth/key-store.js';
 import { meRoute } from './auth/me-route.js';
-import { consoleDir, consoleRoutes } from './console/route.js';
+import { consoleDir, consoleRoutes } from './console/index.js';
 import type { Config } from './config.js';
 import { eligibilityRoute, EligibilityService } from './eligibility/index.js';
 import {

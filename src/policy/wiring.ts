@@ -2,7 +2,7 @@
 // with, and the routes (which need the eligibility service for the dry run).
 import type { CallGate } from '../auth/call-gate.js';
 import type { Config } from '../config.js';
-import type { EligibilityService } from '../eligibility/service.js';
+import type { EligibilityService } from '../eligibility/index.js';
 import type { Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { monitoringKeys, WatchListStore } from '../monitoring/index.js';

@@ -2,16 +2,11 @@
 // side, held against the same floor and decided by the same decide() as the API.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { PinnedScreening } from '../../batch/pinned-screening.js';
+import { PinnedScreening } from '../../batch/index.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import type { PublishedRuleSet } from '../../core/ruleset.js';
-import { monitoringKeys } from '../../monitoring/keys.js';
-import { WatchListStore } from '../../monitoring/watchlist.js';
-import type { CompiledPolicy } from '../../policy/apply.js';
-import { validatePolicy, type PolicyDocument } from '../../policy/document.js';
-import { dryRun } from '../../policy/dry-run.js';
-import { policyView } from '../../policy/route.js';
-import { policyKeys, PolicyStore } from '../../policy/store.js';
+import { monitoringKeys, WatchListStore } from '../../monitoring/index.js';
+import { dryRun, policyKeys, PolicyStore, policyView, validatePolicy, type CompiledPolicy, type PolicyDocument } from '../../policy/index.js';
 import { currentRuleSet } from '../../store/rulesets.js';
 import { CliError, printJson, withContext, type CliContext } from '../context.js';
 
@@ -83,7 +78,7 @@ export function register(program: Command): void {
           const screening = new PinnedScreening(ctx.redis, ctx.keys, ctx.config.MAX_DATA_AGE_SECONDS, Date.now, {
             currentVersion: () => null, rulesetFor: async () => compiled?.ruleset ?? null,
           });
-          const { decisions } = await screening.decideAll({ snapshot_version: snapshotVersion, ruleset_version: floor.version }, [mc],
+          const { decisions } = await screening.decideAll({ snapshot_version: snapshotVersion, ruleset_version: floor.version }, [{ mc, asker: { account: options.account, reference: null } }],
             compiled ? { account: options.account, version: compiled.policy.version } : null);
           const decision = decisions[0];
           if (!decision) throw new Error(`no decision for ${mc}`);
