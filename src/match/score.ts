@@ -31,6 +31,8 @@ export interface PreparedName {
   numbers: string;
   /** OFAC writes individuals "SURNAMES, Given names": how many leading tokens are surnames (0 when no comma). */
   surnames: number;
+  /** How many tokens are single letters. */
+  letters: number;
 }
 
 export type WeightOf = (folded: string, raw: string) => number;
@@ -131,7 +133,7 @@ export function prepareName(display: string, weightOf: WeightOf): PreparedName |
   const surnames = comma > 0 ? Math.min(n, stripForms(basicTokens(display.slice(0, comma))).tokens.length) : 0;
   return {
     display, tokens, folded, skeletons, weights, masks, total, compact, hadLegalForm, identifying,
-    numbers: numbers ? numbers.sort().join(' ') : '', surnames,
+    numbers: numbers ? numbers.sort().join(' ') : '', surnames, letters: tokens.reduce((k, token) => k + (token.length === 1 ? 1 : 0), 0),
   };
 }
 
@@ -321,7 +323,7 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
     numerator += glue(carrier, listed, usedA, usedB, pairs, false) + glue(listed, carrier, usedB, usedA, pairs, true);
   }
   // A listed acronym whose letters the carrier wrote one by one, in any order (T.E.G. / E G T, I.C.E. / C I E).
-  if (pairs.length < n) numerator += scatteredLetters(carrier, listed, usedA, usedB, pairs);
+  if (pairs.length < n && carrier.letters > 1) numerator += scatteredLetters(carrier, listed, usedA, usedB, pairs);
   let denominator = numerator === 0 ? 1 : 0;
   const unmatchedCarrier: number[] = [];
   const unmatchedList: number[] = [];
@@ -367,6 +369,7 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
 function personPair(carrierToken: string, listedToken: string, s: number): number {
   if (carrierToken.length === 1) return listedToken.length > 1 && listedToken[0] === carrierToken ? INITIAL_AGREES : s;
   if (s === 1) return 1;
+  if (s === 0 && (Math.abs(carrierToken.length - listedToken.length) > 1 || carrierToken[0] !== listedToken[0])) return 0;
   if (personTokenShare(carrierToken) > 0 && personTokenShare(listedToken) === 0) return 0;
   // One letter dropped, added, changed or swapped in a long name (AL-QUTMH / AL-QUTMAH) is a typo.
   // In a shorter one, a vowel dropped or added (AL-TQI / AL-TAQI).

@@ -144,6 +144,8 @@ export class WatchlistIndex {
   private genericTokens = new Uint8Array(0);
   /** Per list name, 1 when it can be recognised inside a longer carrier name (containableName()). */
   private containable = new Uint8Array(0);
+  /** Per list name, weakListName(): 0 none, 1 ordinary, 2 short. */
+  private weakness = new Uint8Array(0);
   /** Per list name, how many of its tokens identify (the carrier must share that many to contain it). */
   private identifyingCount = new Uint8Array(0);
   private stamp = new Int32Array(0);
@@ -275,6 +277,10 @@ export class WatchlistIndex {
     this.mask = new Int32Array(this.names.length);
     this.individual = Uint8Array.from(this.names, (name) => (name.individual ? 1 : 0));
     this.genericTokens = Uint8Array.from(this.names, (name) => name.prepared?.weights.filter((w) => w <= GENERIC_WEIGHT).length ?? 0);
+    this.weakness = Uint8Array.from(this.names, (name) => {
+      const weak = name.prepared ? weakListName(name.prepared) : null;
+      return weak === null ? 0 : weak === 'ordinary' ? 1 : 2;
+    });
     this.containable = Uint8Array.from(this.names, (name) => (name.prepared && !name.individual && containableName(name.prepared) ? 1 : 0));
     this.identifyingCount = Uint8Array.from(this.names, (name) => Math.min(255, name.prepared?.identifying.length ?? 0));
     this.stamp = new Int32Array(this.names.length);
@@ -320,10 +326,12 @@ export class WatchlistIndex {
       // against people only when it contains a listed person's whole (uncommon) name.
       if (kind === 'person' && !name.individual) continue;
       const result = scoreNames(carrier, listed, name.individual);
+      const low = result.score < this.floor - 0.1;
+      if (low && this.containable[id] !== 1 && !(name.individual && kind === 'business')) continue;
       const evidence = name.individual ? null : entityEvidence(carrier, listed, result);
       const contained = evidence !== null && this.containable[id] === 1 && evidence.coveredAll && evidence.exactRare > 0
         && evidence.carrierExtra <= CONTAINED_EXTRA_RATIO * evidence.listInformation;
-      if (result.score < this.floor - 0.1 && !contained && !(name.individual && kind === 'business')) continue;
+      if (low && !contained && !(name.individual && kind === 'business')) continue;
       let score = result.score;
       const notes: string[] = [];
       let common = false;
@@ -358,7 +366,7 @@ export class WatchlistIndex {
         } else if (common) notes.push('common name');
       }
       if (evidence) {
-        const weak = weakListName(listed);
+        const weak = this.weakness[id] === 0 ? null : this.weakness[id] === 1 ? 'ordinary' : 'short';
         if (weak === 'ordinary' || evidence.listIdentifying === 0) {
           // Only ordinary words of carrier names, common person-name words or initials (TIMBER CORPORATION, RAMIREZ Y
           // CIA., B S COMPANY): a review when the names agree word for word (particles and legal forms aside), else nothing.
@@ -479,6 +487,13 @@ export class WatchlistIndex {
     }
     const carrierDenominator = carrier.total - (genericWeight + letterWeight) * GENERIC_DISCOUNT;
     const cut = this.floor - 0.03 - 1e-9;
+    // Per carrier token, once: may it pair with a list trade word (1), with a list token too common to walk (2), or
+    // as two glued list tokens (3)?
+    const loose = new Uint8Array(weights.length);
+    for (let i = 0; i < weights.length && i < 30; i++) {
+      const folded = carrier.folded[i]!;
+      loose[i] = nearGeneric(folded) ? 1 : this.unwalked.has(folded) ? 2 : folded.length >= 8 ? 3 : 0;
+    }
     for (const id of touched) {
       const prefix = this.lightestPrefix[id];
       if (!prefix) continue;
@@ -496,9 +511,9 @@ export class WatchlistIndex {
         if (bits & (1 << i)) { shared += weights[i]!; count += 1; }
         // Not shared by key, yet it may pair with a list trade word (MARITIMI / MARITIME) or be two list tokens
         // glued together (BELTRANLEYVA): counted for the bound that filters, not for the rank.
-        else if (listGeneric > 0 && nearGeneric(carrier.folded[i]!)) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
-        else if (this.unwalked.has(carrier.folded[i]!)) { looseShared += weights[i]!; looseCount += 1; }
-        else if (carrier.folded[i]!.length >= 8) { looseShared += weights[i]!; looseCount += 2; }
+        else if (loose[i] === 1 && listGeneric > 0) { looseShared += weights[i]!; looseCount += 1; listGeneric -= 1; }
+        else if (loose[i] === 2) { looseShared += weights[i]!; looseCount += 1; }
+        else if (loose[i] === 3) { looseShared += weights[i]!; looseCount += 2; }
       }
       const compactHit = (bits & (1 << 30)) !== 0;
       // A listed name the carrier may hold whole inside a longer name (NORTH HILAL TRAVEL AGENCY CARRIERS) is kept
@@ -571,6 +586,18 @@ function commonName(carrier: PreparedName, listed: PreparedName, pairs: Array<[n
 
 /** What a token tells about identity, from how common it is among people and carrier names (1: unheard of). */
 function information(token: string): number {
+  let value = INFORMATION.get(token);
+  if (value === undefined) {
+    value = informationUncached(token);
+    if (INFORMATION.size >= 200_000) INFORMATION.clear();
+    INFORMATION.set(token, value);
+  }
+  return value;
+}
+
+const INFORMATION = new Map<string, number>();
+
+function informationUncached(token: string): number {
   if (isNumber(token)) return NUMBER_INFORMATION;
   const base = baseWeight(token);
   if (base !== null) return base === PARTICLE_WEIGHT ? 0 : base;
