@@ -20,6 +20,8 @@ export const ERROR_KINDS = [
   'service_unavailable',
   'replay_queue_full',
   'policy_below_floor',
+  'not_overridable',
+  'same_actor',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

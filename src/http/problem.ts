@@ -23,6 +23,8 @@ export const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
   replay_queue_full: { status: 409, title: 'The webhook endpoint\'s replay queue is full' },
   policy_below_floor: { status: 422, title: 'Policy is invalid or looser than the rule set' },
+  not_overridable: { status: 422, title: 'This reason can never be overridden' },
+  same_actor: { status: 403, title: 'An override is approved or rejected by someone other than its requester' },
 };
 
 export interface ProblemResponse {
