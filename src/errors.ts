@@ -22,6 +22,7 @@ export const ERROR_KINDS = [
   'policy_below_floor',
   'not_overridable',
   'same_actor',
+  'override_status_conflict',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

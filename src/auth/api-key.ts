@@ -2,7 +2,7 @@
 // (32 random bytes, base64url) is stored only as its SHA-256 and compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const SCOPES = ['eligibility', 'batch', 'monitoring', 'policy'] as const;
+export const SCOPES = ['eligibility', 'batch', 'monitoring', 'policy', 'review', 'approve'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface ApiKeyRecord {
@@ -15,6 +15,8 @@ export interface ApiKeyRecord {
   expires_at: string | null;
   rate_per_minute: number;
   created_at: string;
+  /** The one person this key acts as (overrides and approvals), or null: the request body names its actor. */
+  actor?: string | null;
 }
 
 export interface StoredApiKey extends ApiKeyRecord {

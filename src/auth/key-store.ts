@@ -16,7 +16,7 @@ export function toHashFields(key: StoredApiKey): Record<string, string> {
   return {
     id: key.id, account: key.account, label: key.label, scopes: key.scopes.join(','), status: key.status,
     expires_at: key.expires_at ?? '', rate_per_minute: String(key.rate_per_minute), created_at: key.created_at,
-    secret_sha256: key.secret_sha256,
+    secret_sha256: key.secret_sha256, actor: key.actor ?? '',
   };
 }
 
@@ -31,6 +31,7 @@ export function fromHashFields(fields: Record<string, string>): StoredApiKey | n
     expires_at: fields.expires_at ? fields.expires_at : null,
     rate_per_minute: Number(fields.rate_per_minute) || 1,
     created_at: fields.created_at ?? '',
+    actor: fields.actor ? fields.actor : null,
     secret_sha256: fields.secret_sha256,
   };
 }

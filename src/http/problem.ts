@@ -24,6 +24,7 @@ export const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
   replay_queue_full: { status: 409, title: 'The webhook endpoint\'s replay queue is full' },
   policy_below_floor: { status: 422, title: 'Policy is invalid or looser than the rule set' },
   not_overridable: { status: 422, title: 'This reason can never be overridden' },
+  override_status_conflict: { status: 409, title: 'The override\'s status does not allow this change' },
   same_actor: { status: 403, title: 'An override is approved or rejected by someone other than its requester' },
 };
 

@@ -6,7 +6,10 @@ import type { ReasonEvidence } from '../core/evidence.js';
 import type { Reason } from '../core/reasons.js';
 import { z } from 'zod';
 
-export const EVENT_TYPES = ['verdict.changed', 'carrier.at_risk', 'screening.degraded', 'screening.restored'] as const;
+export const EVENT_TYPES = [
+  'verdict.changed', 'carrier.at_risk', 'screening.degraded', 'screening.restored',
+  'review.opened', 'override.activated', 'override.expired', 'override.invalidated', 'override.revoked',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What started the re-evaluation that found the change. */
@@ -86,6 +89,22 @@ export interface MonitoringEvent {
   effective_on?: string | null;
   /** screening.degraded / screening.restored: why verdicts are (were) withheld. */
   degraded_reasons?: Reason[];
+  /** override.* events: the override or clearance (src/overrides). */
+  override?: OverrideEventDetail;
+  /** review.opened: the review item's id. */
+  review_id?: string;
+}
+
+export interface OverrideEventDetail {
+  id: string;
+  kind: 'clearance' | 'override';
+  status: string;
+  reasons: Reason[];
+  reason_code: string;
+  scope: Record<string, unknown>;
+  expires_at: string;
+  actor: string | null;
+  note: string | null;
 }
 
 const AT_RISK: ReadonlySet<Reason> = new Set(['insurance_cancellation_pending', 'authority_revocation_pending']);

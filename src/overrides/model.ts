@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { REASONS, type Reason } from '../core/reasons.js';
 import type { ReasonEvidence } from '../core/evidence.js';
+import type { Tier } from '../core/decide.js';
 import { AppError } from '../errors.js';
 import { entryFingerprint, factsFingerprint, namesFingerprint } from './fingerprint.js';
 
@@ -64,7 +65,7 @@ export interface Binding {
 /** A short summary of a verdict, kept with every state change (before and after). */
 export interface VerdictSummary {
   eligible: boolean;
-  tier: string | null;
+  tier: Tier | null;
   reasons: Reason[];
 }
 
@@ -164,7 +165,7 @@ export interface RequestedCarrier {
   mc: string;
   found: boolean;
   degraded: boolean;
-  tier: string | null;
+  tier: Tier | null;
   reasons: readonly Reason[];
   carrier: { dot_number: string | null; legal_name: string; dba_name: string | null } | null;
   evidence: readonly ReasonEvidence[];
@@ -237,7 +238,7 @@ export function bind(reasons: readonly Reason[], evidence: readonly ReasonEviden
   }));
 }
 
-export function summary(verdict: { eligible: boolean; tier: string | null; reasons: readonly Reason[] } | null): VerdictSummary | null {
+export function summary(verdict: { eligible: boolean; tier: Tier | null; reasons: readonly Reason[] } | null): VerdictSummary | null {
   return verdict === null ? null : { eligible: verdict.eligible, tier: verdict.tier, reasons: [...verdict.reasons] };
 }
 

@@ -23,6 +23,15 @@ export interface LiveStateListener {
 }
 
 /**
+ * A feature's own {ctl} epoch key, read with the poll's MGET (no extra round trip); `changed` runs when its value
+ * moves and is asked again on the next poll if it rejects (src/overrides/registry-sync.ts is one).
+ */
+export interface EpochWatcher {
+  key: string;
+  changed(value: string | null): Promise<void>;
+}
+
+/**
  * Asked before the replica starts serving a new snapshot (the one awaited step of a switch); what it resolves with
  * runs in the same synchronous step that makes `next` the snapshot served. The carrier cache's carry-over is one
  * (src/eligibility/cache-carry-over.ts). A preparer that rejects is logged and the switch goes ahead without it.
@@ -62,6 +71,7 @@ export class LiveState {
   private pollAgain: Promise<void> | null = null;
   private readonly listeners: LiveStateListener[] = [];
   private readonly preparers: SnapshotPreparer[] = [];
+  private readonly epochWatchers: Array<{ watcher: EpochWatcher; seen: string | null | undefined }> = [];
   /** The problems last logged (JSON), so each change is logged exactly once. */
   private lastCondition: string | null = null;
   private sawMark = false;
@@ -85,6 +95,10 @@ export class LiveState {
 
   addListener(listener: LiveStateListener): void {
     this.listeners.push(listener);
+  }
+
+  addEpochWatcher(watcher: EpochWatcher): void {
+    this.epochWatchers.push({ watcher, seen: undefined });
   }
 
   addSnapshotPreparer(preparer: SnapshotPreparer): void {
@@ -136,8 +150,9 @@ export class LiveState {
 
   private async readState(): Promise<void> {
     try {
-      const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch, mark] = await this.redis.mget(
+      const [snapshotVersion, rulesetVersion, keyEpoch, doNotUseEpoch, mark, ...epochs] = await this.redis.mget(
         this.keys.snapshotCurrent, this.keys.rulesetCurrent, this.keys.apiKeyEpoch, this.keys.doNotUseEpoch, this.keys.deploymentMark,
+        ...this.epochWatchers.map((entry) => entry.watcher.key),
       );
       await this.refreshSnapshot(snapshotVersion ?? null);
       await this.refreshRuleset(rulesetVersion ?? null);
@@ -145,6 +160,12 @@ export class LiveState {
       if (keyEpoch !== this.keyEpoch) {
         this.keyEpoch = keyEpoch ?? null;
         for (const listener of this.listeners) listener.onKeyEpochChange();
+      }
+      for (const [index, entry] of this.epochWatchers.entries()) {
+        const value = epochs[index] ?? null;
+        if (value === entry.seen) continue;
+        await entry.watcher.changed(value);
+        entry.seen = value;
       }
       this.backend = await this.markStatus(mark ?? null, snapshotVersion ?? null, rulesetVersion ?? null);
       this.logCondition(null);

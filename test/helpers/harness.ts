@@ -56,7 +56,7 @@ export interface TestApp {
   /** Patient client for arranging state (not the service's own connection). */
   redis: RedisClient;
   keys: RedisKeys;
-  createKey(options?: Partial<Pick<StoredApiKey, 'scopes' | 'rate_per_minute' | 'expires_at' | 'status' | 'account'>>): Promise<{ key: string; id: string }>;
+  createKey(options?: Partial<Pick<StoredApiKey, 'scopes' | 'rate_per_minute' | 'expires_at' | 'status' | 'account' | 'actor'>>): Promise<{ key: string; id: string }>;
   publishRules(rules?: RuleSet): Promise<number>;
   /** Writes and makes current a snapshot; `ambiguous` maps MC numbers to the DOT numbers they resolve to. */
   writeSnapshot(carriers: CarrierRecord[], meta?: Partial<Omit<SnapshotMeta, 'version'>>, ambiguous?: Record<string, string[]>): Promise<string>;
@@ -90,6 +90,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
         id, account: options.account ?? 'acme', label: 'test', scopes: options.scopes ?? (['eligibility', 'batch'] as Scope[]),
         status: options.status ?? 'active', expires_at: options.expires_at ?? null,
         rate_per_minute: options.rate_per_minute ?? 100_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
+        ...(options.actor ? { actor: options.actor } : {}),
       });
       // Saving moved keys:epoch, and the poll that sees it empties the service's key cache. Wait for that poll, so
       // it cannot land after a test's first check and silently drop the key record the test just had cached (a

@@ -14,6 +14,12 @@ function parseScopes(value: string): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
+function parseActor(value: string): string {
+  const actor = value.trim();
+  if (actor.length < 1 || actor.length > 128) throw new InvalidArgumentError('must be 1-128 characters');
+  return actor;
+}
+
 function parsePositiveInt(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -37,13 +43,14 @@ export function register(program: Command): void {
     .option('--rate-per-minute <n>', 'budget per sliding minute (default: RATE_PER_MINUTE_DEFAULT)', parsePositiveInt)
     .option('--expires-at <iso>', 'expiry: YYYY-MM-DD or RFC 3339 date-time with a zone, in the future', parseIsoDate)
     .option('--label <label>', 'free-text label', '')
-    .action(async (options: { account: string; scopes: Scope[]; ratePerMinute?: number; expiresAt?: string; label: string }) => {
+    .option('--actor <name>', 'bind the key to one person: overrides and approvals made with it act as that person', parseActor)
+    .action(async (options: { account: string; scopes: Scope[]; ratePerMinute?: number; expiresAt?: string; label: string; actor?: string }) => {
       await withContext(async ({ config, redis, keys: redisKeys }) => {
         const { id, secret, plaintext } = generateApiKey();
         const stored = {
           id, account: options.account, label: options.label, scopes: options.scopes, status: 'active' as const,
           expires_at: options.expiresAt ?? null, rate_per_minute: options.ratePerMinute ?? config.RATE_PER_MINUTE_DEFAULT,
-          created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
+          created_at: new Date().toISOString(), actor: options.actor ?? null, secret_sha256: hashSecret(secret),
         };
         await new KeyAdmin(redis, redisKeys).save(stored);
         printJson({ key: plaintext, record: publicRecord(stored) });

@@ -1,0 +1,162 @@
+// Override records, their log and the replicas' projection in Redis. Every state change is one script call in
+// the account's slot (compare-and-set on the record + append to the account's log + the override's history);
+// the {ctl} projection of active overrides is written after an activation and BEFORE a deactivation, so a failure
+// between the two steps can only leave an override not applied (fail closed), never applied after it ended.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { RedisClient } from '../redis/connection.js';
+import { REASON_CODES } from '../core/reasons.js';
+import { OVERRIDE_REASON_CODES, OVERRIDE_STATUSES, toActive, type ActiveOverride, type HistoryEntry, type OverrideRecord } from './model.js';
+import type { OverrideKeys } from './keys.js';
+
+const TRANSITION_LUA = readFileSync(new URL('./lua/override-transition.lua', import.meta.url), 'utf8');
+const registered = new WeakSet<object>();
+type Call = (...args: (string | number)[]) => Promise<unknown>;
+
+function transitionCommand(redis: RedisClient): Call {
+  if (!registered.has(redis)) {
+    redis.defineCommand('overrideTransition', { numberOfKeys: 3, lua: TRANSITION_LUA });
+    registered.add(redis);
+  }
+  return ((redis as unknown as Record<string, Call>).overrideTransition as Call).bind(redis);
+}
+
+const reason = z.enum(REASON_CODES as [string, ...string[]]);
+const summarySchema = z.object({ eligible: z.boolean(), tier: z.enum(['preferred', 'standard', 'conditional', 'blocked']).nullable(), reasons: z.array(reason) }).nullable();
+const bindingSchema = z.object({
+  reason, source: z.string(), record_id: z.string().nullable(), matched_name: z.string().nullable(), fingerprint: z.string(),
+});
+const scopeSchema = z.union([
+  z.object({ reference: z.string() }), z.object({ until: z.string() }), z.object({ until_change: z.literal(true) }),
+]);
+export const overrideRecordSchema = z.object({
+  id: z.string(), account: z.string(), kind: z.enum(['clearance', 'override']), status: z.enum(OVERRIDE_STATUSES),
+  mc_number: z.string(), dot_number: z.string().nullable(), legal_name: z.string().nullable(), reasons: z.array(reason),
+  scope: scopeSchema, reason_code: z.enum(OVERRIDE_REASON_CODES), note: z.string().nullable(), requested_by: z.string(),
+  requested_at: z.string(), approved_by: z.string().nullable(), approved_at: z.string().nullable(), expires_at: z.string(),
+  names_fingerprint: z.string().nullable(), bindings: z.array(bindingSchema), decision_id: z.string().nullable(),
+  closed_at: z.string().nullable(), closed_by: z.string().nullable(), closed_note: z.string().nullable(), updated_at: z.string(),
+});
+export const historyEntrySchema = z.object({
+  at: z.string(), action: z.string(), actor: z.string().nullable(), note: z.string().nullable(), status: z.enum(OVERRIDE_STATUSES),
+  verdict_before: summarySchema, verdict_after: summarySchema,
+});
+const transitionReply = z.tuple([z.coerce.number().int(), z.string()]);
+
+/** A record with the exact JSON it was read as (the compare-and-set value of its next change). */
+export interface ReadRecord {
+  record: OverrideRecord;
+  raw: string;
+}
+
+function decodeRecord(raw: string): OverrideRecord | null {
+  try {
+    const parsed = overrideRecordSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data as OverrideRecord : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface LogEntry {
+  stream_id: string;
+  override_id: string;
+  action: string;
+  entry: HistoryEntry;
+}
+
+export class OverrideStore {
+  constructor(private readonly redis: RedisClient, private readonly keys: OverrideKeys) {}
+
+  async get(account: string, id: string): Promise<ReadRecord | null> {
+    const raw = await this.redis.hget(this.keys.records(account), id);
+    const record = raw === null ? null : decodeRecord(raw);
+    // Another account's id is never in this account's hash: the same null as an unknown one.
+    return raw === null || record === null || record.account !== account ? null : { record, raw };
+  }
+
+  async list(account: string): Promise<OverrideRecord[]> {
+    const all = await this.redis.hgetall(this.keys.records(account));
+    return Object.values(all).map(decodeRecord).filter((record): record is OverrideRecord => record !== null && record.account === account)
+      .sort((a, b) => b.requested_at.localeCompare(a.requested_at) || b.id.localeCompare(a.id));
+  }
+
+  async history(account: string, id: string): Promise<HistoryEntry[]> {
+    const raw = await this.redis.lrange(this.keys.history(account, id), 0, -1);
+    return raw.map((entry) => historyEntrySchema.parse(JSON.parse(entry)) as HistoryEntry);
+  }
+
+  /**
+   * Writes `after` if the stored record is still `beforeRaw` ('' for a new record) and logs the change; false when
+   * it moved meanwhile (the caller reads again and decides anew).
+   */
+  async transition(beforeRaw: string, after: OverrideRecord, action: string, entry: HistoryEntry): Promise<boolean> {
+    const { account, id } = after;
+    const [applied] = transitionReply.parse(await transitionCommand(this.redis)(
+      this.keys.records(account), this.keys.log(account), this.keys.history(account, id), id, beforeRaw, JSON.stringify(after), action, JSON.stringify(entry),
+    ));
+    if (applied === 1 && beforeRaw === '') await this.redis.sadd(this.keys.accounts, account);
+    return applied === 1;
+  }
+
+  /** The replicas' projection: an active override is added, anything else removed; the epoch moves either way. */
+  async project(record: OverrideRecord): Promise<void> {
+    const multi = this.redis.multi();
+    if (record.status === 'active') multi.hset(this.keys.active, record.id, JSON.stringify(record));
+    else multi.hdel(this.keys.active, record.id);
+    const results = await multi.incr(this.keys.epoch).exec();
+    const failed = results?.find(([error]) => error !== null);
+    if (!results || failed) throw failed?.[0] ?? new Error('override projection aborted');
+  }
+
+  async epoch(): Promise<string | null> {
+    return this.redis.get(this.keys.epoch);
+  }
+
+  /** Every active override of every account, as the replicas hold them (HSCAN pages: short replies only). */
+  async loadActive(): Promise<ActiveOverride[]> {
+    const out: ActiveOverride[] = [];
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(this.keys.active, cursor, 'COUNT', 500);
+      for (let index = 1; index < flat.length; index += 2) {
+        const record = decodeRecord(flat[index] as string);
+        if (record !== null && record.status === 'active') out.push(toActive(record));
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    return out;
+  }
+
+  /** The account's override log (every state change), oldest first, between two times (ms, inclusive). */
+  async log(account: string, fromMs: number, toMs: number): Promise<LogEntry[]> {
+    const out: LogEntry[] = [];
+    let start = String(Math.max(0, fromMs));
+    for (;;) {
+      const page = await this.redis.xrange(this.keys.log(account), start, String(toMs), 'COUNT', 1000);
+      for (const [streamId, fields] of page) {
+        const map = new Map<string, string>();
+        for (let index = 0; index + 1 < fields.length; index += 2) map.set(fields[index] as string, fields[index + 1] as string);
+        out.push({
+          stream_id: streamId, override_id: map.get('id') ?? '', action: map.get('action') ?? '',
+          entry: historyEntrySchema.parse(JSON.parse(map.get('e') ?? '{}')) as HistoryEntry,
+        });
+      }
+      if (page.length < 1000) return out;
+      start = `(${page[page.length - 1]?.[0] ?? ''}`;
+    }
+  }
+
+  async accounts(): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.accounts)).sort();
+  }
+
+  /** Whether the account's overrides (not clearances) need a second person; they do unless its policy says not. */
+  async approvalRequired(account: string): Promise<boolean> {
+    return (await this.redis.hget(this.keys.policy(account), 'override_approval')) !== 'not_required';
+  }
+
+  async setApprovalRequired(account: string, required: boolean): Promise<void> {
+    await this.redis.hset(this.keys.policy(account), 'override_approval', required ? 'required' : 'not_required');
+  }
+}
