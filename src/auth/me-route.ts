@@ -15,7 +15,7 @@ export function meRoute(gate: CallGate): Route {
       return {
         status: 200,
         headers: { 'cache-control': 'no-store', ...rateHeaders },
-        json: { key_id: key.id, scopes: key.scopes, actor: null, label: key.label, expires_at: key.expires_at },
+        json: { key_id: key.id, scopes: key.scopes, actor: key.actor ?? null, label: key.label, expires_at: key.expires_at },
         log: { key_id: key.id },
       };
     },

@@ -19,7 +19,25 @@ export interface Verdict {
   cache_hit: boolean;
   mc_number: string;
   carrier: Decision['carrier'];
+  /**
+   * Only on a conditional verdict lifted by the caller's account's active overrides and clearances (src/overrides):
+   * the ones that cover its reasons. The evidence still holds every covered reason with its facts.
+   */
+  overrides?: VerdictOverride[];
   evidence: Evidence;
+}
+
+/** One override or clearance named by a verdict it lifted. */
+export interface VerdictOverride {
+  id: string;
+  kind: 'clearance' | 'override';
+  reasons: Decision['reasons'];
+  reason_code: string;
+  scope: { reference: string } | { until: string } | { until_change: true };
+  expires_at: string;
+  requested_by: string;
+  approved_by: string | null;
+  approved_at: string | null;
 }
 
 /** The one place that orders the verdict's fields (the eligibility feature's JSON templates rely on this order). */

@@ -31,6 +31,8 @@ export interface DecisionView {
   account: string;
   request_id: string | null;
   reference: string | null;
+  /** The overrides and clearances that lifted the verdict ([] for almost every decision). */
+  override_ids: string[];
   batch: { job_id: string; row: number } | null;
   ruleset: RuleSetRef | null;
   snapshot: SnapshotMeta | null;
@@ -105,7 +107,8 @@ export class DecisionReader {
     };
     const policy = shared?.policy ?? (stored.policy ? { ...stored.policy, waived: [] } : undefined);
     if (policy) evidence.policy = policy;
-    const full: Verdict = { ...verdict, carrier: shared?.carrier ?? null, evidence };
+    const { overrides, ...fields } = verdict;
+    const full: Verdict = { ...fields, carrier: shared?.carrier ?? null, ...(overrides === undefined ? {} : { overrides }), evidence };
     const { context } = stored;
     return {
       decision_id: stored.decisionId,
@@ -115,6 +118,7 @@ export class DecisionReader {
       account: context.account,
       request_id: context.requestId,
       reference: context.reference,
+      override_ids: (overrides ?? []).map((override) => override.id),
       batch: context.jobId !== null && context.row !== null ? { job_id: context.jobId, row: context.row } : null,
       ruleset: ruleset ? { version: ruleset.version, published_at: ruleset.published_at, sha256: ruleSetHash(ruleset) } : null,
       snapshot: manifest,

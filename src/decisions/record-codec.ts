@@ -12,7 +12,7 @@ import type { Decision } from '../core/decide.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import { REASON_CODES, type Reason } from '../core/reasons.js';
 import { isVerbatimJson, jsonString } from '../log-bytes.js';
-import type { Verdict } from '../core/verdict.js';
+import type { Verdict, VerdictOverride } from '../core/verdict.js';
 
 export const RECORD_FORMAT = 1;
 
@@ -58,13 +58,15 @@ export function evidenceVariant(verdict: Verdict): string {
   const memo = variants.get(verdict.evidence);
   if (memo !== undefined && memo.reasons === verdict.reasons && memo.rulesetVersion === verdict.ruleset_version) return memo.variant;
   let mask = 0;
-  for (const reason of verdict.reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
+  // A verdict lifted by overrides has no reasons, but its evidence is the conditional verdict's: the same variant.
+  const reasons = verdict.overrides === undefined ? verdict.reasons : [...new Set(verdict.evidence.reasons.map((item) => item.reason))];
+  for (const reason of reasons) mask += 2 ** (REASON_BIT.get(reason) ?? 0);
   const live = verdict.evidence.reasons.some((item) => item.source === 'dnu_live');
   // Evidence under an account policy differs (escalation rules, waived reasons): its own variant per policy content.
   const policy = verdict.evidence.policy ? `.p${verdict.evidence.policy.sha256.slice(0, 16)}` : '';
   const variant = `${verdict.ruleset_version ?? 'x'}.${mask.toString(36)}${live ? '.d' : ''}${policy}`;
   // Only a cache-hot verdict's evidence object is reused; memoising a fresh one would only churn the WeakMap.
-  if (verdict.cache_hit) variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
+  if (verdict.cache_hit && verdict.overrides === undefined) variants.set(verdict.evidence, { reasons: verdict.reasons, rulesetVersion: verdict.ruleset_version, variant });
   return variant;
 }
 const variants = new WeakMap<Verdict['evidence'], { reasons: Verdict['reasons']; rulesetVersion: number | null; variant: string }>();
@@ -101,12 +103,13 @@ function isoOfId(id: string): string {
 //  8 snapshot version  9 evidence: variant string (shared) or inline reasons array
 // 10 eligible(0|1) 11 found(0|1) 12 tier 13 reasons (comma list) 14 degraded(0|1) 15 ruleset version
 // 16 data_as_of 17 evaluated_at (0 when it equals the id's timestamp) 18 cache_hit(0|1) 19 MC number
+// 20 the overrides that lifted the verdict (absent when none)
 export function encodeRecord(verdict: Verdict, context: RecordContext): string {
   // Only verdicts that reuse a template's decision objects (src/eligibility/service.ts) take the cached tail: a
   // cache-hot one, or a not-found one (one template per snapshot for every unknown MC number); memoising the
   // fresh evidence of any other would only churn the WeakMap.
   const shared = verdict.cache_hit || (!verdict.found && !verdict.degraded && verdict.carrier === null);
-  if (!shared || isoOfId(verdict.decision_id) !== verdict.evaluated_at) return encodeRecordGeneral(verdict, context);
+  if (!shared || verdict.overrides !== undefined || isoOfId(verdict.decision_id) !== verdict.evaluated_at) return encodeRecordGeneral(verdict, context);
   // Positions 8–18 are the same for every record of a template: JSON-encoded once per evidence object and put
   // between the context's own positions and the MC number. The cached tail is used only when every field it
   // encodes is the verdict's own (identity for the arrays). test/unit/evidence.test.ts compares it with
@@ -203,6 +206,7 @@ export function encodeRecordGeneral(verdict: Verdict, context: RecordContext): s
     context.jobId, context.row, verdict.evidence.snapshot_version, shared ? evidenceVariant(verdict) : verdict.evidence.reasons,
     verdict.eligible ? 1 : 0, verdict.found ? 1 : 0, verdict.tier, verdict.reasons.join(','), verdict.degraded ? 1 : 0,
     rulesetPosition(verdict), verdict.data_as_of, evaluatedAt, verdict.cache_hit ? 1 : 0, verdict.mc_number,
+    ...(verdict.overrides === undefined ? [] : [verdict.overrides]),
   ]);
 }
 
@@ -257,6 +261,7 @@ export function decodeRecord(decisionId: string, raw: string): StoredRecord {
       eligible: r[10] === 1, found: r[11] === 1, tier: r[12], reasons: (r[13] === '' ? [] : r[13].split(',')) as Reason[],
       degraded: r[14] === 1, decision_id: decisionId, ruleset_version: ruleset, policy_version: policy?.version ?? null, data_as_of: r[16],
       evaluated_at: r[17] === 0 ? new Date(idMillis(decisionId)).toISOString() : r[17], cache_hit: r[18] === 1, mc_number: r[19],
+      ...(Array.isArray(r[20]) ? { overrides: r[20] as VerdictOverride[] } : {}),
     },
     policy,
   };

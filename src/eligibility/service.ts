@@ -31,6 +31,11 @@ export interface EligibilityOptions {
    * knobs and outcome map. Absent, or null for an account: the global rule set.
    */
   policies?: { forAccount(account: string, ruleset: PublishedRuleSet | null): { ruleset: PublishedRuleSet } | null; loaded(): boolean };
+  /**
+   * The step after deciding a recorded check's `conditional` verdict (the account's overrides and review queue,
+   * src/overrides/effect.ts): the verdict to answer and record. Synchronous; never asked about other tiers.
+   */
+  postDecision?: (verdict: Verdict, context: RecordContext) => Verdict;
 }
 
 // Degraded verdicts answered because their real verdict's record could not be stored; their own record could
@@ -234,7 +239,16 @@ export class EligibilityService implements SnapshotPreparer {
   }
 
   /** Answers at once a verdict that is not to be recorded; otherwise enqueues its record and waits for it. */
-  private recordThenAnswer(check: PendingCheck, verdict: Verdict): void {
+  private recordThenAnswer(check: PendingCheck, given: Verdict): void {
+    let verdict = given;
+    if (verdict.tier === 'conditional' && check.context !== null && this.options.postDecision !== undefined) {
+      try {
+        verdict = this.options.postDecision(verdict, check.context);
+      } catch (error) {
+        check.waiter.checkFailed(error);
+        return;
+      }
+    }
     if (check.context === null || this.recorder === null) {
       check.waiter.checked(verdict);
       return;

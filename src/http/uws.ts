@@ -345,7 +345,8 @@ export async function startUwsServer(routes: Route[], options: ServerOptions): P
     // native calls and two strings less per request. Only GET routes read a query string.
     const fixedPath = route && paramCount === 0 && !route.pattern.includes('*') ? route.pattern : null;
     const readsQuery = route === null || route.method === 'GET';
-    const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT');
+    // A DELETE reads a body only where its route takes one (a revocation names its actor and note).
+    const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT' || (route.method === 'DELETE' && route.maxBodyBytes > 0));
     // Requests no route takes (404, 405) share one series: their paths come from clients, so unbounded.
     const slot = durations?.slotOf(route ? route.method : 'any', route ? route.pattern : 'unmatched') ?? -1;
     return (res: uWST.HttpResponse, req: uWST.HttpRequest) => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { REASONS, type Reason } from '../core/reasons.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import type { Tier } from '../core/decide.js';
+import type { VerdictOverride } from '../core/verdict.js';
 import { AppError } from '../errors.js';
 import { entryFingerprint, factsFingerprint, namesFingerprint } from './fingerprint.js';
 
@@ -127,17 +128,7 @@ export interface ActiveOverride {
 }
 
 /** One item of a verdict's `overrides` field. */
-export interface AppliedOverride {
-  id: string;
-  kind: OverrideKind;
-  reasons: Reason[];
-  reason_code: OverrideReasonCode;
-  scope: OverrideScope;
-  expires_at: string;
-  requested_by: string;
-  approved_by: string | null;
-  approved_at: string | null;
-}
+export type AppliedOverride = VerdictOverride;
 
 export function appliedView(record: OverrideRecord): AppliedOverride {
   return {

@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { MonitoringEvent } from '../monitoring/events-model.js';
 import type { ReviewStore } from '../reviews/store.js';
-import type { Verdict } from '../verdict/eligibility.js';
+import type { Verdict } from '../core/verdict.js';
 import { coverage } from './coverage.js';
 import {
   summary, toActive, validateRequest, type CreateOverrideBody, type HistoryEntry, type OverrideRecord, type OverrideStatus, type VerdictSummary,
