@@ -51,7 +51,7 @@ export function* benchLines(count: number, startMs: number, stepMs: number, carr
     yield {
       decision_id: verdict.decision_id, kind: 'check', verdict: { ...verdict, evidence }, key_id: keyIds[index % keyIds.length] as string,
       account: `account-${index % 10}`, request_id: randomUUID(), reference: index % 2 === 0 ? `LD-${(index * 31).toString().padStart(9, '0')}` : null,
-      batch: null, ruleset: { version: 3, published_at: ruleset.published_at, sha256: sha(99) },
+      override_ids: [], batch: null, ruleset: { version: 3, published_at: ruleset.published_at, sha256: sha(99) },
     };
   }
 }

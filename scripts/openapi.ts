@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../src/monitoring/events-model.js';
 import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_QUEUE_MAX } from '../src/monitoring/webhook-store.js';
+import { overridePaths, overrideSchemas } from './openapi-overrides.js';
 
 const problemRef = { $ref: '#/components/responses/Problem' };
 const outcomes = ['eligible', 'review', 'hard_stop', 'not_found', 'not_screened', 'error'];
@@ -331,6 +332,7 @@ const document = {
           tier: { type: ['string', 'null'], enum: ['preferred', 'standard', 'conditional', 'blocked', null] },
           reasons: { type: 'array', items: { $ref: '#/components/schemas/ReasonCode' } },
           degraded: { type: 'boolean' },
+          overrides: { type: 'array', items: { $ref: '#/components/schemas/VerdictOverride' }, description: 'only on a conditional verdict lifted by the account\'s active overrides; the evidence keeps every covered reason' },
           decision_id: { type: 'string', format: 'uuid', description: 'UUIDv7 (RFC 9562)' },
           ruleset_version: { type: ['integer', 'null'] },
           policy_version: { type: ['integer', 'null'], description: "the account policy's version the verdict was decided under; null without a policy" },
@@ -392,6 +394,7 @@ const document = {
           verdict: { $ref: '#/components/schemas/Verdict', description: 'exactly as it was answered (batch rows: as screened)' },
           key_id: { type: 'string' }, account: { type: 'string' },
           request_id: { type: ['string', 'null'] }, reference: { type: ['string', 'null'] },
+          override_ids: { type: 'array', items: { type: 'string' }, description: 'the overrides and clearances that lifted the verdict ([] almost always)' },
           batch: { type: ['object', 'null'], properties: { job_id: { type: 'string' }, row: { type: 'integer' } } },
           ruleset: {
             type: ['object', 'null'],
@@ -411,6 +414,7 @@ const document = {
         },
       },
       ...monitoringSchemas,
+      ...overrideSchemas,
       BatchRow: {
         type: 'object',
         properties: Object.fromEntries(['mc', 'dot', 'uei', 'ref'].map((field) => [field, { type: 'string', maxLength: 256 }])),
@@ -587,6 +591,7 @@ const document = {
       },
     },
     ...monitoringPaths,
+    ...overridePaths,
   },
   webhooks: monitoringWebhooks,
   'x-problem-statuses': Object.fromEntries(ERROR_KINDS.map((kind) => [kind, PROBLEMS[kind].status])),
@@ -624,6 +629,13 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/policy/versions/{n}': 'getPolicyVersion',
   'post /v1/policy/dry-run': 'dryRunPolicy',
   'get /v1/me': 'getMe',
+  'get /v1/reviews': 'listReviews',
+  'post /v1/overrides': 'requestOverride',
+  'get /v1/overrides': 'listOverrides',
+  'get /v1/overrides/{id}': 'getOverride',
+  'delete /v1/overrides/{id}': 'revokeOverride',
+  'post /v1/overrides/{id}/approve': 'approveOverride',
+  'post /v1/overrides/{id}/reject': 'rejectOverride',
   'post monitoringEvent': 'receiveMonitoringEvent',
 };
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);

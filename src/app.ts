@@ -27,6 +27,7 @@ import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/index.js';
 import { policyWiring, type PolicyParts } from './policy/index.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
+import { buildOverrides, type Overrides } from './overrides/index.js';
 import { SERVICE_VERSION } from './version.js';
 
 
@@ -53,6 +54,10 @@ export interface AppParts {
   policy: PolicyParts;
   /** The same, as batch jobs pin them. */
   policyPins: PolicyParts['pins'];
+  /** Overrides, clearances and the review queue (src/overrides). */
+  overrides: Overrides;
+  /** The service's clock (tests move it to the second; production: Date.now). */
+  now: () => number;
 }
 
 export interface RunningApp {
@@ -63,7 +68,7 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export function buildParts(config: Config, log: Logger): AppParts {
+export function buildParts(config: Config, log: Logger, now: () => number = Date.now): AppParts {
   const keys = redisKeys(config.REDIS_PREFIX);
   const redis = createRedis(redisTarget(config), 'request-path', config.REDIS_COMMAND_TIMEOUT_MS);
   const state = new LiveState(redis, keys, config.STATE_POLL_MS, log, config.MAX_DATA_AGE_SECONDS);
@@ -77,8 +82,11 @@ export function buildParts(config: Config, log: Logger): AppParts {
   }, endOfTurn);
   if (!recorder) log.error('DECISION_RECORDS=off: verdicts are answered without decision records (benchmarks only, never production)');
   const policy = policyWiring(redis, config, state, log);
-  const eligibility = new EligibilityService(redis, keys, state, {
-    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn, policies: policy.book,
+  // Overrides ask the eligibility service for raw verdicts, and it asks them after deciding: bound late.
+  const overrides = buildOverrides({ config, log, state, evaluate: (mc, account) => eligibility.evaluate(mc, true, account), now });
+  const eligibility: EligibilityService = new EligibilityService(redis, keys, state, {
+    cacheMax: config.CARRIER_CACHE_MAX, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, recorder, endOfTurn, policies: policy.book, now,
+    postDecision: overrides.postDecision,
     carryOver: { max: config.CARRIER_CACHE_WARM_MAX, budgetMs: config.CARRIER_CACHE_WARM_MS },
   });
   // A snapshot switch first reads the cached carriers again from the new snapshot (src/eligibility/cache-carry-over.ts).
@@ -91,7 +99,7 @@ export function buildParts(config: Config, log: Logger): AppParts {
   const decisions = new DecisionReader(redis, keys);
   return {
     config, log, keys, redis, state, keyStore, auth, budget, gate, eligibility, metrics,
-    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)), policy, policyPins: policy.pins,
+    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)), policy, policyPins: policy.pins, overrides, now,
   };
 }
 
@@ -107,6 +115,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     ...monitoringApiRoutes(parts),
     meRoute(parts.gate),
     ...parts.policy.routes(parts),
+    ...parts.overrides.routes(parts.gate),
     ...consoleRoutes(consoleDir(parts.config.CONSOLE_DIR)),
   ];
 }
@@ -135,15 +144,16 @@ async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<vo
 }
 
 /** Starts the roles the config asks for; stop() drains HTTP, stops workers and closes Redis. */
-export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+export async function startApp(config: Config, log: Logger, now: () => number = Date.now): Promise<RunningApp> {
   // First, before any connection is made: a uws engine whose binary does not load refuses to start here.
   const startHttpServer = await loadHttpEngine(config.HTTP_ENGINE);
-  const parts = buildParts(config, log);
+  const parts = buildParts(config, log, now);
   // The request-path client has no offline queue, so wait briefly for the first connection; a Redis that is
   // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.
   await waitUntilReady(parts.redis, 2000);
   await parts.state.start();
   await parts.policy.book.start();
+  parts.overrides.start();
   let http: HttpServer;
   let metricsHttp: HttpServer | null = null;
   // METRICS_PORT set: /metrics moves to its own listener (a NetworkPolicy can then admit only monitoring there).
@@ -163,6 +173,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   } catch (error) {
     // Port taken: release Redis and the poll timer so the caller can exit (or a test can go on) cleanly.
     parts.state.stop();
+    parts.overrides.stop();
     parts.redis.disconnect();
     throw error;
   }
@@ -182,6 +193,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await archiver?.stop();
       parts.state.stop();
       parts.policy.book.stop();
+      await parts.overrides.sightings.flush().catch(() => undefined);
+      parts.overrides.stop();
       await parts.redis.quit().catch(() => parts.redis.disconnect());
     },
   };

@@ -10,7 +10,8 @@ import type { RedisClient } from '../redis/connection.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import type { Decision } from '../core/decide.js';
-import type { DecisionRecorder } from '../decisions/index.js';
+import type { DecisionRecorder, RecordContext } from '../decisions/index.js';
+import type { Verdict } from '../core/verdict.js';
 import type { Logger } from '../log.js';
 import type { BudgetLimiter } from '../ratelimit/budget.js';
 import { luaScripts } from '../redis/scripts.js';
@@ -41,6 +42,11 @@ export interface ChunkScreenerDeps {
   log: Logger;
   /** Told when a job waits for budget, so the worker reads no more of its chunks until then. */
   onBudgetWait(jobId: string, untilMs: number): void;
+  /**
+   * The step after deciding a row's `conditional` verdict (the key's account's overrides and review queue,
+   * src/overrides/effect.ts): the verdict to report and record.
+   */
+  postDecision?: (verdict: Verdict, context: RecordContext) => Verdict;
 }
 
 export interface ChunkTask {
@@ -91,6 +97,7 @@ export class ChunkScreener {
       next += admitted;
     }
 
+    await this.afterDecision(task, keyId, rows, results, Number(chunkSize));
     await this.recordRows(task, keyId, rows, results, Number(chunkSize));
 
     const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
@@ -106,6 +113,23 @@ export class ChunkScreener {
       counts: OUTCOMES.map((outcome) => counts[outcome]), nowIso: new Date().toISOString(), retentionMs: this.deps.retentionMs,
     });
     return recorded === 2 ? 'completed' : recorded === 1 ? 'recorded' : 'skipped';
+  }
+
+  /** Lifts the rows whose conditional verdicts the account's overrides cover (reference-scoped ones: by the row's ref). */
+  private async afterDecision(task: ChunkTask, keyId: string, rows: readonly StoredRow[], results: Array<RowResult | null>, chunkSize: number): Promise<void> {
+    const { postDecision } = this.deps;
+    if (postDecision === undefined || !results.some((result) => result?.verdict?.tier === 'conditional')) return;
+    const owner = await this.deps.keyStore.find(keyId);
+    const firstRow = task.chunkIndex * chunkSize;
+    results.forEach((result, index) => {
+      const verdict = result?.verdict;
+      if (!result || !verdict || verdict.tier !== 'conditional') return;
+      const after = postDecision(verdict, {
+        kind: 'batch_row', keyId, account: owner?.account ?? '', requestId: null, reference: rows[index]?.[3] ?? null,
+        jobId: task.jobId, row: firstRow + index + 1,
+      });
+      if (after !== verdict) results[index] = { ...result, outcome: 'eligible', eligible: after.eligible, tier: after.tier, reasons: after.reasons, verdict: after };
+    });
   }
 
   /**

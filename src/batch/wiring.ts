@@ -5,6 +5,8 @@ import type { CallGate } from '../auth/call-gate.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Verdict } from '../core/verdict.js';
+import type { RecordContext } from '../decisions/index.js';
 import type { RedisKeys } from '../store/keys.js';
 import { batchRoutes } from './route.js';
 import type { Route } from '../http/types.js';
@@ -27,6 +29,8 @@ export interface BatchParts {
   gate: CallGate;
   /** Account policies (src/policy), pinned per job. */
   policyPins?: PolicyPins;
+  /** The rows' post-decision step (the account's overrides and review queue); none when absent. */
+  overrides?: { postDecision(verdict: Verdict, context: RecordContext): Verdict };
 }
 
 function jobsOn(parts: BatchParts, redis: RedisClient): BatchJobs {
@@ -58,6 +62,7 @@ export function startBatchWorker(parts: BatchParts): RunningBatchWorker {
     screening: new PinnedScreening(redis, keys, config.MAX_DATA_AGE_SECONDS, Date.now, parts.policyPins ?? null),
     // Its own limiter on the worker's connection: draws wait through a Redis restart instead of failing.
     budget: new BudgetLimiter(redis, keys, () => undefined),
+    postDecision: parts.overrides?.postDecision,
     headroom: config.BATCH_BUDGET_HEADROOM, retentionMs: config.BATCH_RETENTION_SECONDS * 1000, log,
     recorder: config.DECISION_RECORDS === 'off' ? null : new DecisionRecorder(redis, keys, {
       retentionSeconds: config.DECISION_RETENTION_DAYS * 86_400, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS,

@@ -39,7 +39,9 @@ export function fromLine(line: ArchiveLine, snapshot: SnapshotMeta | null): Deci
   return {
     decision_id: rest.decision_id, kind: rest.kind,
     verdict: { ...verdict, evidence: { ...verdict.evidence, sources: sourceEvidence(snapshot) } } as Verdict,
-    key_id: rest.key_id, account: rest.account, request_id: rest.request_id, reference: rest.reference, batch: rest.batch,
+    key_id: rest.key_id, account: rest.account, request_id: rest.request_id, reference: rest.reference,
+    // Lines archived before overrides existed have no override_ids: none lifted them.
+    override_ids: (rest as Partial<ArchiveLine>).override_ids ?? [], batch: rest.batch,
     ruleset: rest.ruleset, snapshot,
   };
 }

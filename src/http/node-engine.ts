@@ -171,7 +171,8 @@ export async function startNodeServer(routes: Route[], options: ServerOptions): 
     segments: segmentsOf(route.pattern),
     slot: durations?.slotOf(route.method, route.pattern) ?? -1,
     wanted: route.headers ? [...new Set(route.headers)] : null,
-    hasBody: route.method === 'POST' || route.method === 'PUT',
+    // A DELETE reads a body only where its route takes one (a revocation names its actor and note).
+    hasBody: route.method === 'POST' || route.method === 'PUT' || (route.method === 'DELETE' && route.maxBodyBytes > 0),
   }));
   const unmatchedSlot = durations?.slotOf('any', 'unmatched') ?? -1;
   const patterns = new Map<string, { segments: (string | null)[]; methods: Method[] }>();

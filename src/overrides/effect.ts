@@ -3,7 +3,7 @@
 // the request path, so it never waits for Redis: the overrides come from the replica's registry, and the review
 // sighting and any invalidation are written in the background. A verdict of any other tier costs one comparison.
 import type { Verdict } from '../core/verdict.js';
-import type { ReviewSource } from '../reviews/store.js';
+import type { ReviewSource } from './review-store.js';
 import { coverage } from './coverage.js';
 import type { ActiveOverride } from './model.js';
 import type { OverrideRegistry } from './registry.js';
@@ -28,6 +28,7 @@ export function lifted(verdict: Verdict, applied: readonly ActiveOverride[]): Ve
     degraded: false,
     decision_id: verdict.decision_id,
     ruleset_version: verdict.ruleset_version,
+    policy_version: verdict.policy_version,
     data_as_of: verdict.data_as_of,
     evaluated_at: verdict.evaluated_at,
     cache_hit: verdict.cache_hit,

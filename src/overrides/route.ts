@@ -2,10 +2,10 @@
 // list and show (either scope). Everything is per account: another account's override is the same 404 as an
 // unknown one. Redis trouble is a 503 with Retry-After (management calls; verdicts fail closed elsewhere).
 import type { Scope, StoredApiKey } from '../auth/api-key.js';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import { AppError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/uws.js';
+import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { createOverrideBody, decideBody, OVERRIDE_STATUSES, overrideView, statusAt, type OverrideStatus } from './model.js';
 import type { OverrideService } from './service.js';
@@ -15,7 +15,7 @@ const BODY_LIMIT = 16 * 1024;
 const UNAVAILABLE_RETRY_SECONDS = '5';
 
 export interface OverrideRouteDeps {
-  auth: Authenticator;
+  gate: CallGate;
   service: OverrideService;
   store: OverrideStore;
   now(): number;
@@ -36,19 +36,15 @@ export function actorOf(key: StoredApiKey, given: string | undefined): string {
 }
 
 /** Runs a handler body for a key holding one of `scopes`; Redis failures become 503, AppErrors pass through. */
-export function managementRoute(auth: Authenticator, log: Logger, method: Route['method'], pattern: string, maxBodyBytes: number,
-  scopes: readonly Scope[], act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>): Route {
+export function managementRoute(gate: CallGate, log: Logger, method: Route['method'], pattern: string, maxBodyBytes: number,
+  scopes: readonly [Scope, ...Scope[]], act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>): Route {
   return {
-    method, pattern, maxBodyBytes, headers: ['x-api-key'],
+    method, pattern, maxBodyBytes,
     async handler(request) {
-      const key = await auth.identify(request.headers['x-api-key'], request.requestId);
-      if (!scopes.some((scope) => key.scopes.includes(scope))) {
-        log.info({ request_id: request.requestId, key_id: key.id, scope: scopes.join('|') }, 'api key lacks scope');
-        throw new AppError('forbidden', `This API key does not have the ${scopes.join(' or ')} scope.`);
-      }
+      const { key, rateHeaders } = await gate.admit(request, scopes);
       try {
         const response = await act(key, request);
-        return { ...response, headers: { 'cache-control': 'no-store', ...response.headers }, log: { key_id: key.id, ...response.log } };
+        return { ...response, headers: { 'cache-control': 'no-store', ...rateHeaders, ...response.headers }, log: { key_id: key.id, ...response.log } };
       } catch (error) {
         if (error instanceof AppError) throw error;
         log.warn({ err: error, request_id: request.requestId }, 'override storage unavailable');
@@ -69,8 +65,8 @@ function intParam(params: URLSearchParams, name: string, fallback: number, min: 
 const ID = /^ovr_[0-9a-f]{32}$/;
 
 export function overrideRoutes(deps: OverrideRouteDeps): Route[] {
-  const route = (method: Route['method'], pattern: string, maxBodyBytes: number, scopes: readonly Scope[],
-    act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>) => managementRoute(deps.auth, deps.log, method, pattern, maxBodyBytes, scopes, act);
+  const route = (method: Route['method'], pattern: string, maxBodyBytes: number, scopes: readonly [Scope, ...Scope[]],
+    act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>) => managementRoute(deps.gate, deps.log, method, pattern, maxBodyBytes, scopes, act);
   const idOf = (request: HttpRequest): string => {
     const id = decodeURIComponent(request.params[0] ?? '');
     // A malformed id is as unknown as any other.

@@ -6,8 +6,8 @@ import { isoTimestamp } from '../core/dates.js';
 import { normaliseMcNumber } from '../core/mc-number.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { MonitoringEvent } from '../monitoring/events-model.js';
-import type { ReviewStore } from '../reviews/store.js';
+import type { MonitoringEvent } from '../monitoring/index.js';
+import type { ReviewStore } from './review-store.js';
 import type { Verdict } from '../core/verdict.js';
 import { coverage } from './coverage.js';
 import {
@@ -23,7 +23,7 @@ export interface OverrideServiceDeps {
   store: OverrideStore;
   reviews: ReviewStore;
   /** The carrier's verdict as the service decides it now, before any override (not recorded). */
-  evaluate(mc: string): Promise<Verdict>;
+  evaluate(mc: string, account: string): Promise<Verdict>;
   events: EventSink | null;
   now(): number;
   log: Logger;
@@ -53,7 +53,7 @@ export class OverrideService {
     const mc = normaliseMcNumber(body.mc_number);
     if (mc === null) throw new AppError('validation_failed', 'mc_number is not an MC number.', { errors: [{ path: 'mc_number', message: 'must be 1-8 digits with an optional MC prefix' }] });
     const nowMs = this.deps.now();
-    const verdict = await this.deps.evaluate(mc);
+    const verdict = await this.deps.evaluate(mc, account);
     const valid = validateRequest(body, {
       mc, found: verdict.found, degraded: verdict.degraded, tier: verdict.tier, reasons: verdict.reasons, carrier: verdict.carrier,
       evidence: verdict.evidence.reasons, decision_id: null,
@@ -129,7 +129,7 @@ export class OverrideService {
       const next: OverrideRecord = action === 'approved'
         ? { ...record, status: 'active', approved_by: actor, approved_at: at, updated_at: at }
         : { ...record, status: 'rejected', closed_at: at, closed_by: actor, closed_note: note, updated_at: at };
-      const verdict = await this.deps.evaluate(record.mc_number);
+      const verdict = await this.deps.evaluate(record.mc_number, account);
       const before = await this.summaryWith(account, verdict, null, record);
       const after = action === 'approved' ? await this.summaryWith(account, verdict, next) : before;
       if (!await this.deps.store.transition(raw, next, action, this.entry(nowMs, action, actor, note, next.status, before, after))) continue;
@@ -152,7 +152,7 @@ export class OverrideService {
       }
       const at = isoTimestamp(nowMs);
       const next: OverrideRecord = { ...record, status: action as OverrideStatus, closed_at: at, closed_by: actor, closed_note: note, updated_at: at };
-      const verdict = await this.deps.evaluate(record.mc_number);
+      const verdict = await this.deps.evaluate(record.mc_number, account);
       const wasActive = record.status === 'active';
       const before = await this.summaryWith(account, verdict, null);
       const after = wasActive ? await this.summaryWith(account, verdict, null, record) : before;

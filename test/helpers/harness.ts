@@ -74,13 +74,13 @@ export function testEngine(): HttpEngine {
 }
 
 /** `log`: the service's logger (default: one at the config's LOG_LEVEL, silent unless a test sets it). */
-export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger; now?: () => number } = {}): Promise<TestApp> {
   const config = loadConfig({
     ...inheritedRedisEnv(env), REDIS_PREFIX: randomPrefix(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', STATE_POLL_MS: '100', HTTP_ENGINE: testEngine(), ...env,
   });
   const redis = createRedis(redisTarget(config), 'background');
   const keys = redisKeys(config.REDIS_PREFIX);
-  const app = await startApp(config, options.log ?? createLogger(config.LOG_LEVEL, 'test'));
+  const app = await startApp(config, options.log ?? createLogger(config.LOG_LEVEL, 'test'), options.now);
   const baseUrl = `http://127.0.0.1:${app.http?.port ?? 0}`;
   return {
     app, baseUrl, config, redis, keys,

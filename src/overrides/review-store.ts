@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ReasonEvidence } from '../core/evidence.js';
 import type { RedisClient } from '../redis/connection.js';
-import type { OverrideKeys } from '../overrides/keys.js';
+import type { OverrideKeys } from './keys.js';
 import type { Reason } from '../core/reasons.js';
 
-const SET_LUA = readFileSync(new URL('../overrides/lua/review-set.lua', import.meta.url), 'utf8');
+const SET_LUA = readFileSync(new URL('./lua/review-set.lua', import.meta.url), 'utf8');
 const registered = new WeakSet<object>();
 type Call = (...args: (string | number)[]) => Promise<unknown>;
 

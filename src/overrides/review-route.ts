@@ -2,22 +2,22 @@
 // `conditional` verdict, in MC order with a cursor. Each item's status is the truth at this instant: the
 // carrier's verdict is decided again (not recorded) and the account's active overrides applied, so an item is
 // `covered` while they cover every reason and `closed` once the carrier no longer draws a review verdict.
-import type { Authenticator } from '../auth/authenticate.js';
+import type { CallGate } from '../auth/call-gate.js';
 import type { Verdict } from '../core/verdict.js';
 import { REASON_CODES } from '../core/reasons.js';
 import { AppError } from '../errors.js';
-import type { HttpRequest, Route } from '../http/uws.js';
+import type { HttpRequest, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import { coverage } from '../overrides/coverage.js';
-import type { OverrideRegistry } from '../overrides/registry.js';
-import { managementRoute } from '../overrides/route.js';
-import { REVIEW_STATUSES, type ReviewItem, type ReviewStatus, type ReviewStore } from './store.js';
+import { coverage } from './coverage.js';
+import type { OverrideRegistry } from './registry.js';
+import { managementRoute } from './route.js';
+import { REVIEW_STATUSES, type ReviewItem, type ReviewStatus, type ReviewStore } from './review-store.js';
 
 export interface ReviewRouteDeps {
-  auth: Authenticator;
+  gate: CallGate;
   reviews: ReviewStore;
   registry: OverrideRegistry;
-  evaluate(mc: string): Promise<Verdict>;
+  evaluate(mc: string, account: string): Promise<Verdict>;
   /** Told when an item is found open again (review.opened). */
   opened(account: string, verdict: Verdict): void;
   now(): number;
@@ -38,7 +38,7 @@ function decodeReviewCursor(cursor: string): string | null {
 export function reviewRoutes(deps: ReviewRouteDeps): Route[] {
   /** The item as of now; its stored status is brought up to date when it moved. */
   async function current(account: string, item: ReviewItem): Promise<ReviewItem> {
-    const verdict = await deps.evaluate(item.mc_number);
+    const verdict = await deps.evaluate(item.mc_number, account);
     // Degraded: nothing can be said about the carrier now; the item stays as last seen.
     if (verdict.degraded) return item;
     let status: ReviewStatus = 'closed';
@@ -60,7 +60,7 @@ export function reviewRoutes(deps: ReviewRouteDeps): Route[] {
   }
 
   return [
-    managementRoute(deps.auth, deps.log, 'GET', '/v1/reviews', 0, ['review', 'approve'], async (key, request: HttpRequest) => {
+    managementRoute(deps.gate, deps.log, 'GET', '/v1/reviews', 0, ['review', 'approve'], async (key, request: HttpRequest) => {
       const params = new URLSearchParams(request.query);
       const status = params.get('status');
       if (status !== null && !(REVIEW_STATUSES as readonly string[]).includes(status)) throw validation('Query parameter status is not a review status.', 'status', `one of ${REVIEW_STATUSES.join(', ')}`);

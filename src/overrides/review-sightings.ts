@@ -4,8 +4,8 @@
 // change (open <-> covered) is written at once.
 import type { Verdict } from '../core/verdict.js';
 import type { Logger } from '../log.js';
-import type { ReviewSightings } from '../overrides/effect.js';
-import type { ReviewSource, ReviewStatus, ReviewStore } from './store.js';
+import type { ReviewSightings } from './effect.js';
+import type { ReviewSource, ReviewStatus, ReviewStore } from './review-store.js';
 
 export const SIGHTING_INTERVAL_MS = 10_000;
 const MAX_TRACKED = 100_000;

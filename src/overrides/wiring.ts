@@ -1,0 +1,84 @@
+// Builds the overrides and review-queue feature from the composition root's parts: one management connection
+// (routes, state changes, review sightings; never the verdict's request-path connection), the replica's registry
+// fed by the live-state poll, the post-decision effect the verdict paths call, and the routes.
+import type { CallGate } from '../auth/call-gate.js';
+import type { Config } from '../config.js';
+import type { Verdict } from '../core/verdict.js';
+import type { RecordContext } from '../decisions/index.js';
+import type { Route } from '../http/types.js';
+import type { Logger } from '../log.js';
+import { EventStore, monitoringKeys } from '../monitoring/index.js';
+import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
+import { reviewRoutes } from './review-route.js';
+import { CoalescedSightings } from './review-sightings.js';
+import { ReviewStore } from './review-store.js';
+import type { LiveState } from '../state/live-state.js';
+import { OverrideEffect } from './effect.js';
+import { overrideKeys } from './keys.js';
+import { OverrideRegistry } from './registry.js';
+import { overrideRoutes } from './route.js';
+import { OverrideService } from './service.js';
+import { OverrideStore } from './store.js';
+import { OverrideUpkeep } from './upkeep.js';
+
+/** Management calls: a fail-fast connection, but not the verdict's short command budget. */
+const MANAGEMENT_TIMEOUT_MS = 2000;
+
+export interface OverrideParts {
+  config: Config;
+  log: Logger;
+  state: LiveState;
+  /** The carrier's verdict now, before any override, not recorded. */
+  evaluate(mc: string, account: string): Promise<Verdict>;
+  now(): number;
+}
+
+export interface Overrides {
+  registry: OverrideRegistry;
+  store: OverrideStore;
+  reviews: ReviewStore;
+  service: OverrideService;
+  sightings: CoalescedSightings;
+  upkeep: OverrideUpkeep;
+  effect: OverrideEffect;
+  /** The eligibility service's post-decision step for a recorded check. */
+  postDecision(verdict: Verdict, context: RecordContext): Verdict;
+  routes(gate: CallGate): Route[];
+  start(): void;
+  stop(): void;
+}
+
+export function buildOverrides(parts: OverrideParts, connection?: RedisClient): Overrides {
+  const { config, log, now } = parts;
+  const redis = connection ?? createRedis(redisTarget(config), 'request-path', Math.max(config.REDIS_COMMAND_TIMEOUT_MS, MANAGEMENT_TIMEOUT_MS));
+  const keys = overrideKeys(config.REDIS_PREFIX);
+  const store = new OverrideStore(redis, keys);
+  const reviews = new ReviewStore(redis, keys);
+  const registry = new OverrideRegistry();
+  const events = new EventStore(redis, monitoringKeys(config.REDIS_PREFIX), config.MONITORING_EVENT_RETENTION_DAYS * 86_400_000);
+  const service = new OverrideService({ store, reviews, evaluate: parts.evaluate, events, now, log });
+  const opened = (account: string, verdict: Verdict) => {
+    void service.emitReviewOpened(account, verdict.mc_number, verdict, now()).catch((error: unknown) => log.warn({ err: error }, 'review.opened not stored'));
+  };
+  const sightings = new CoalescedSightings(reviews, log, now, opened);
+  const upkeep = new OverrideUpkeep(service, registry, log, now);
+  const effect = new OverrideEffect(registry, sightings, upkeep, now);
+  parts.state.addEpochWatcher({ key: keys.epoch, changed: async () => registry.replace(await store.loadActive()) });
+  return {
+    registry, store, reviews, service, sightings, upkeep, effect,
+    postDecision: (verdict, context) => effect.apply(verdict, context.account, context.reference, context.kind === 'check' ? 'check' : 'batch_row'),
+    routes: (gate) => [
+      ...overrideRoutes({ gate, service, store, now, log }),
+      ...reviewRoutes({ gate, reviews, registry, evaluate: parts.evaluate, opened, now, log }),
+    ],
+    start() {
+      sightings.start();
+      upkeep.start(config.STATE_POLL_MS);
+    },
+    stop() {
+      sightings.stop();
+      upkeep.stop();
+      if (connection === undefined) redis.disconnect();
+    },
+  };
+}
