@@ -53,8 +53,14 @@ export interface CarrierRecord {
     granted_on: string | null;
     /** A revocation/suspension order exists whose effective date is in the future or not yet set. */
     revocation_pending_on: string | null;
-    /** An involuntary revocation/suspension already took effect. */
+    /** An involuntary revocation/suspension already took effect (and no later grant or reinstatement is on file). */
     revoked_on: string | null;
+    /**
+     * What the docket's active carrier authority covers when it is not property: 'passenger' or 'household_goods'
+     * (only property authority authorises general freight); 'unknown' when the file names no kind. Absent or null:
+     * property, or no authority active.
+     */
+    scope?: 'passenger' | 'household_goods' | 'unknown' | null;
   };
   insurance: {
     /** BIPD on file in US dollars; 0 means none on file; null means the source gave no figure. */
@@ -63,6 +69,24 @@ export interface CarrierRecord {
     bipd_required_usd: number | null;
     /** Earliest future-or-recent cancellation effective date of a BIPD policy. */
     cancellation_effective_on: string | null;
+    /**
+     * BIPD in force once every policy with a pending cancellation is gone (the tower without them), in dollars: what
+     * is left after `cancellation_effective_on` passes. Absent: unknown, so a cancellation that took effect leaves 0.
+     */
+    bipd_after_cancellation_usd?: number | null;
+    /** The latest BIPD cancellation that already took effect and left nothing in force beneath it (evidence). */
+    lapsed_on?: string | null;
+    /** BIPD limits on file that do not count because no layer beneath them reaches $0 (excess without primary). */
+    excess_not_counted_usd?: number | null;
+  };
+  /** Facts of the census record about this docket (absent in records written before they were read). */
+  census?: {
+    /** DOCKETn_STATUS_CODE of the census column that lists this MC ('A' / 'I'), null when blank. */
+    docket_status: string | null;
+    /** CARRIER_OPERATION: 'A' interstate, 'B' intrastate hazmat, 'C' intrastate non-hazmat; null when blank. */
+    carrier_operation: string | null;
+    /** PRIOR_REVOKE_FLAG is Y or PRIOR_REVOKE_DOT_NUMBER names a DOT: that DOT ('' when the flag gives none). */
+    prior_revoke_dot: string | null;
   };
   hazmat: boolean;
   /** 'S' | 'C' | 'U' or null when unrated. */

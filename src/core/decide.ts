@@ -5,6 +5,9 @@ import { buildEvidence, type Evidence } from './evidence.js';
 import { daysBetween, monthsBefore, startOfDayMs, toEpochMs, DAY_MS } from './dates.js';
 import { orderReasons, REASONS, type Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
+import {
+  authorityRecordsDisagree, bipdInForce, cancellationTookEffect, federalMinimumBipd, hasPriorRevocationLink, intrastateOnlyWithAuthority,
+} from './federal-rules.js';
 import type { PublishedRuleSet, RuleSet } from './ruleset.js';
 import { requiredBipd } from './insurance.js';
 
@@ -122,7 +125,8 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
   if (record.unreadable?.length) reasons.push('carrier_record_unreadable');
 
   const { authority } = record;
-  if (authority.status !== 'active') reasons.push('authority_not_active');
+  // Only property authority authorises general freight: an active passenger-only or household-goods-only one does not.
+  if (authority.status !== 'active' || authority.scope) reasons.push('authority_not_active');
   if (authority.revoked_on && toEpochMs(authority.revoked_on) <= nowMs) reasons.push('authority_revoked');
   if (authority.revocation_pending_on !== null) {
     const effective = toEpochMs(authority.revocation_pending_on);
@@ -134,18 +138,27 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
       reasons.push('new_authority');
     }
   }
+  if (authorityRecordsDisagree(record)) reasons.push('authority_records_disagree');
+  if (hasPriorRevocationLink(record)) reasons.push('prior_revocation_link');
+  if (intrastateOnlyWithAuthority(record)) reasons.push('intrastate_only_census');
 
   if (record.safety_rating === 'U') reasons.push('unsatisfactory_safety_rating');
   if (record.safety_rating === 'C') reasons.push('conditional_safety_rating');
 
-  const onFile = record.insurance.bipd_on_file_usd;
-  if (onFile === null || onFile <= 0) reasons.push('insurance_not_on_file');
-  else if (onFile < requiredBipd(record, rules)) reasons.push('insurance_below_minimum');
+  // 49 CFR 387.7: no operating without the 387.9 amount in force (hard stops); the broker's higher minimum and an
+  // unknown figure are reviews. insurance_not_on_file and insurance_below_minimum keep their meaning alongside.
+  const inForce = bipdInForce(record, nowMs);
+  if (inForce === null) reasons.push('insurance_not_on_file');
+  else if (inForce <= 0) reasons.push('insurance_lapsed', 'insurance_not_on_file');
+  else {
+    if (inForce < federalMinimumBipd(record, rules)) reasons.push('insurance_below_federal_minimum');
+    if (inForce < requiredBipd(record, rules)) reasons.push('insurance_below_minimum');
+  }
   const cancellation = record.insurance.cancellation_effective_on;
-  if (cancellation) {
+  if (cancellation && !cancellationTookEffect(record, nowMs)) {
     const effective = toEpochMs(cancellation);
     const horizon = today + rules.insurance.cancellation_warning_days * DAY_MS;
-    if (Number.isFinite(effective) && effective >= today && effective <= horizon) reasons.push('insurance_cancellation_pending');
+    if (Number.isFinite(effective) && effective <= horizon) reasons.push('insurance_cancellation_pending');
   }
 
   const filed = record.mcs150_date ? toEpochMs(record.mcs150_date) : NaN;
@@ -159,16 +172,16 @@ function isHardStop(reason: Reason, rules: RuleSet): boolean {
   return REASONS[reason].kind === 'hard_stop';
 }
 
-/** The tier a found carrier's reasons give (the ingest's verdict mix uses it; decide() below does the same). */
-export function tierOf(record: CarrierRecord | null, reasons: readonly Reason[], rules: RuleSet): Tier {
+/** The tier a found carrier's reasons give at nowMs (the ingest's verdict mix uses it; decide() below does the same). */
+export function tierOf(record: CarrierRecord | null, reasons: readonly Reason[], rules: RuleSet, nowMs: number): Tier {
   if (reasons.some((reason) => isHardStop(reason, rules))) return 'blocked';
-  return reasons.length > 0 ? 'conditional' : record !== null && isPreferred(record, rules) ? 'preferred' : 'standard';
+  return reasons.length > 0 ? 'conditional' : record !== null && isPreferred(record, rules, nowMs) ? 'preferred' : 'standard';
 }
 
-function isPreferred(record: CarrierRecord, rules: RuleSet): boolean {
+function isPreferred(record: CarrierRecord, rules: RuleSet, nowMs: number): boolean {
   const { preferred } = rules;
   if (preferred.requires_satisfactory_rating && record.safety_rating !== 'S') return false;
-  return (record.insurance.bipd_on_file_usd ?? 0) >= preferred.min_bipd_usd;
+  return (bipdInForce(record, nowMs) ?? 0) >= preferred.min_bipd_usd;
 }
 
 export function decide(input: DecisionInput): Decision {
@@ -187,7 +200,7 @@ export function withEvidence(input: DecisionInput, decision: DecisionFields): De
     ...decision,
     evidence: buildEvidence({
       reasons: decision.reasons, lookup: input.lookup, rules: input.ruleset?.rules ?? null, snapshot: input.snapshot,
-      onDoNotUseList: input.onDoNotUseList === true, maxDataAgeSeconds: input.maxDataAgeSeconds,
+      onDoNotUseList: input.onDoNotUseList === true, maxDataAgeSeconds: input.maxDataAgeSeconds, nowMs: input.nowMs,
       policy: input.ruleset?.policy ?? null, waived: decision.waived ?? null,
     }),
   };
@@ -239,7 +252,7 @@ export function decideWithoutEvidence(input: DecisionInput): DecisionFields {
   }
   const tier: Tier = reasons.some((reason) => isHardStop(reason, rules) || policy?.block.has(reason) === true)
     ? 'blocked'
-    : reasons.length > 0 ? 'conditional' : isPreferred(record, rules) ? 'preferred' : 'standard';
+    : reasons.length > 0 ? 'conditional' : isPreferred(record, rules, input.nowMs) ? 'preferred' : 'standard';
   const fields: DecisionFields = {
     eligible: reasons.length === 0,
     found: true,

@@ -3,6 +3,7 @@
 // Pure, like decide(): everything comes from the carrier record, the rule set and the snapshot meta, so a
 // decision record can be re-derived and checked years later from the kept rule set and snapshot manifest.
 import type { CarrierLookup, CarrierRecord, SnapshotMeta, SourceFreshness, WatchlistHit } from './carrier.js';
+import { bipdInForce, CITATIONS, federalMinimumBipd } from './federal-rules.js';
 import { requiredBipd } from './insurance.js';
 import type { Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
@@ -61,6 +62,8 @@ export interface EvidenceInput {
   /** The account policy the decision was made under, and the reasons it waived (absent: none). */
   policy?: AccountPolicyRules | null;
   waived?: readonly Reason[] | null;
+  /** The verdict's clock reading: what insurance is in force depends on it (a cancellation may have taken effect). */
+  nowMs: number;
 }
 
 // Keys of WatchlistHit that are not facts of the listed entry itself.
@@ -91,7 +94,7 @@ const item = (reason: Reason, source: EvidenceSource, recordId: string | null, f
 });
 
 /** Evidence items for one reason of a found carrier (a watch-list reason yields one item per matching entry). */
-function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, onDoNotUseList: boolean): ReasonEvidence[] {
+function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, onDoNotUseList: boolean, nowMs: number): ReasonEvidence[] {
   const docket = `MC-${record.mc}`;
   const hits = reason === 'do_not_use' ? [] : hitsFor(record, reason, rules);
   if (hits.length > 0) {
@@ -116,7 +119,26 @@ function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, 
       return [item(reason, first ?? 'census', record.dot, { unreadable_fields: record.unreadable ?? [] })];
     }
     case 'authority_not_active':
-      return [item(reason, 'authority', docket, { authority_status: record.authority.status, granted_on: record.authority.granted_on })];
+      return [item(reason, 'authority', docket, {
+        authority_status: record.authority.status, granted_on: record.authority.granted_on,
+        ...(record.authority.scope ? { authority_scope: record.authority.scope } : {}),
+      })];
+    case 'authority_records_disagree':
+      return [item(reason, 'census', record.dot, {
+        census_docket_status: record.census?.docket_status ?? null, carrier_file_authority_status: record.authority.status,
+      })];
+    case 'prior_revocation_link':
+      return [item(reason, 'census', record.dot, { prior_revoke_dot: record.census?.prior_revoke_dot ?? null, dot_number: record.dot })];
+    case 'intrastate_only_census':
+      return [item(reason, 'census', record.dot, {
+        carrier_operation: record.census?.carrier_operation ?? null, authority_status: record.authority.status,
+      })];
+    case 'insurance_lapsed':
+    case 'insurance_below_federal_minimum':
+      return [item(reason, 'insurance', docket, insuranceFacts(record, nowMs), {
+        federal_min_bipd_usd: federalMinimumBipd(record, rules),
+        federal_min_bipd_hazmat_usd: rules.insurance.federal_min_bipd_hazmat_usd ?? null,
+      })];
     case 'authority_revoked':
     case 'authority_revocation_pending':
       return [item(reason, 'revocations', docket, {
@@ -154,6 +176,18 @@ function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, 
   }
 }
 
+// What the insurance rules looked at: the tower in force now, and why it is what it is.
+function insuranceFacts(record: CarrierRecord, nowMs: number): Record<string, Fact> {
+  const { insurance } = record;
+  return {
+    bipd_in_force_usd: bipdInForce(record, nowMs), bipd_on_file_usd: insurance.bipd_on_file_usd,
+    bipd_required_by_fmcsa_usd: insurance.bipd_required_usd, hazmat: record.hazmat,
+    cancellation_effective_on: insurance.cancellation_effective_on,
+    bipd_after_cancellation_usd: insurance.bipd_after_cancellation_usd ?? null,
+    lapsed_on: insurance.lapsed_on ?? null, excess_not_counted_usd: insurance.excess_not_counted_usd ?? null,
+  };
+}
+
 // Dates the data layer may add to the record (older snapshots lack them): read only when present.
 function servedOn(record: CarrierRecord): Record<string, Fact> {
   const served = (record.authority as { revocation_served_on?: unknown }).revocation_served_on;
@@ -189,15 +223,21 @@ function otherEvidence(reason: Reason, input: EvidenceInput): ReasonEvidence[] {
   }
 }
 
+/** The regulation a reason rests on, named in its rule (docs/verdict-rules.md). */
+function cited(evidence: ReasonEvidence): ReasonEvidence {
+  const regulation = (CITATIONS as Partial<Record<Reason, string>>)[evidence.reason];
+  return regulation === undefined ? evidence : { ...evidence, rule: { ...evidence.rule, regulation } };
+}
+
 /** One item per reason (watch-list reasons: per matching entry), in the verdict's reason order. */
 export function reasonEvidence(input: EvidenceInput): ReasonEvidence[] {
   const record = input.lookup?.kind === 'found' ? input.lookup.record : null;
   const out: ReasonEvidence[] = [];
   for (const reason of input.reasons) {
-    const items = record && input.rules ? carrierEvidence(reason, record, input.rules, input.onDoNotUseList) : [];
+    const items = record && input.rules ? carrierEvidence(reason, record, input.rules, input.onDoNotUseList, input.nowMs) : [];
     const other = items.length > 0 ? items : otherEvidence(reason, input);
     // A reason this module has no rule for yet still gets an item naming it and the record it was raised on.
-    out.push(...(other.length > 0 ? other : [item(reason, 'snapshot', record ? `MC-${record.mc}` : null, {})]));
+    out.push(...(other.length > 0 ? other : [item(reason, 'snapshot', record ? `MC-${record.mc}` : null, {})]).map(cited));
   }
   return out;
 }

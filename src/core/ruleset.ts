@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Reason } from './reasons.js';
 
 export const SOURCE_NAMES = [
-  'census', 'authority', 'insurance', 'insurance_history', 'revocations', 'oos', 'ofac_sdn', 'ofac_cons', 'sam', 'dnu',
+  'census', 'authority', 'insurance', 'insurance_history', 'revocations', 'authority_history', 'oos', 'ofac_sdn', 'ofac_cons', 'sam', 'dnu',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
@@ -14,7 +14,11 @@ export const ruleSetSchema = z.object({
     min_bipd_general_usd: z.number().int().nonnegative().describe('Minimum BIPD for general freight'),
     min_bipd_hazmat_usd: z.number().int().nonnegative().describe('Minimum BIPD for a hazmat carrier'),
     cancellation_warning_days: z.number().int().nonnegative()
-      .describe('A cancellation effective within this many days (or already past) is pending'),
+      .describe('A cancellation effective within this many days is pending'),
+    // Added later: the default keeps rule sets published before it valid.
+    federal_min_bipd_hazmat_usd: z.number().int().min(1_000_000).max(5_000_000).default(5_000_000)
+      .describe('The 49 CFR 387.9 amount assumed for a carrier the census marks hazmat (HM_Ind Y): the census cannot tell '
+        + 'the $1M classes (oil, most hazmat) from the $5M ones (bulk and listed hazmat), so the stricter one by default'),
   }).strict(),
   authority: z.object({
     new_authority_min_days: z.number().int().nonnegative().describe('Authority younger than this is new_authority'),
@@ -71,7 +75,9 @@ export interface AccountPolicyRules {
 
 export const DEFAULT_RULE_SET: RuleSet = {
   name: 'default',
-  insurance: { min_bipd_general_usd: 750_000, min_bipd_hazmat_usd: 1_000_000, cancellation_warning_days: 30 },
+  insurance: {
+    min_bipd_general_usd: 750_000, min_bipd_hazmat_usd: 1_000_000, cancellation_warning_days: 30, federal_min_bipd_hazmat_usd: 5_000_000,
+  },
   authority: { new_authority_min_days: 90 },
   mcs150: { max_age_months: 24 },
   safety: { conditional: 'review' },

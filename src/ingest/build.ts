@@ -9,7 +9,8 @@ import type { DnuEntry } from './dnu.js';
 import type { AuthorityTable } from './sources/authority.js';
 import type { CensusRow } from './sources/census.js';
 import { earlier } from './sources/common.js';
-import type { InsuranceTable } from './sources/insurance.js';
+import { authorityScope } from './sources/authority-table.js';
+import type { InsuranceHistory, InsuranceInfo, InsuranceTable } from './sources/insurance.js';
 import type { OosOrder } from './sources/oos.js';
 import type { RevocationInfo } from './sources/revocations.js';
 
@@ -17,32 +18,57 @@ import type { RevocationInfo } from './sources/revocations.js';
 export interface JoinedSources {
   authority: AuthorityTable;
   insurance: InsuranceTable | null;
-  insuranceHistory: Map<number, string> | null;
+  insuranceHistory: InsuranceHistory | null;
   revocations: Map<number, RevocationInfo> | null;
+  /** Latest grant or reinstatement of carrier authority per revoked docket (AuthHist), or null without the file. */
+  authorityGrants: Map<number, string> | null;
   oos: Map<number, OosOrder> | null;
   watchlists: WatchlistIndex;
   dnu: Map<string, DnuEntry>;
   /** The MC → slot index the per-MC tables share; the census join keeps its state in columns over it too. */
   mcSlots: SlotIndex;
-  /** As-of (RFC 3339) of the authority data a docket's status came from (side-by-side files may differ). */
-  authorityAsOf: (mc: number) => string | null;
-  /** As-of (RFC 3339) of the newest revocation data read, or null without a revocations file. */
-  revocationsAsOf: string | null;
   /** Rows set aside as unreadable, by the carrier they belong to (absent in callers that quarantine nothing). */
   quarantine?: Quarantine;
 }
 
 /**
- * A revocation that took effect blocks unless the authority data is newer than ALL the revocation data and shows
- * the authority active on a day after the revocation's effective date, i.e. re-granted after it. An authority file
- * older than the revocation file (legacy L&I is frozen since May 2026) can never clear a revocation.
+ * A revocation that took effect (49 U.S.C. 13905) is cleared only by evidence of a later grant or reinstatement of
+ * the authority: an AuthHist action dated after its effective date. Never by the date of a file that says "active"
+ * (a file dated today may simply not show yesterday's revocation yet).
  */
-export function revocationStillApplies(
-  revokedOn: string, status: string, authorityAsOf: string | null, revocationsAsOf: string | null,
-): boolean {
-  if (status !== 'active' || authorityAsOf === null || revocationsAsOf === null) return true;
-  if (!(authorityAsOf > revocationsAsOf)) return true;
-  return !(authorityAsOf.slice(0, 10) > revokedOn);
+export function revocationStillApplies(revokedOn: string, grantedOrReinstatedOn: string | null | undefined): boolean {
+  return !(grantedOrReinstatedOn && grantedOrReinstatedOn > revokedOn);
+}
+
+/**
+ * The docket's insurance facts. The policy-level file decides; the Carrier file's BIPD-on-file summary is used only
+ * for a docket that file does not list, and never when the insurance history's last event for the docket is a
+ * cancellation that took effect: a frozen summary cannot show a lapse after it (49 CFR 387.7).
+ */
+export function insuranceFacts(
+  insurance: InsuranceInfo | undefined, summaryUsd: number | null | undefined, insuranceFileGiven: boolean,
+  history: InsuranceHistory | null, mc: number,
+): CarrierRecord['insurance'] {
+  const last = history?.last.get(mc);
+  const lapse = last?.lapse ? last.on : null;
+  const pending = history?.pending.get(mc)?.on ?? null;
+  if (insurance) {
+    const lapsedOn = insurance.bipdOnFileUsd <= 0 ? insurance.cancelledOn ?? lapse : null;
+    // A pending cancellation in the history that matched no listed policy: it may end any of them (fail closed).
+    const unmatched = pending !== null && insurance.cancellationOn === null;
+    return {
+      bipd_on_file_usd: insurance.bipdOnFileUsd, bipd_required_usd: null,
+      cancellation_effective_on: earlier(insurance.cancellationOn, pending),
+      bipd_after_cancellation_usd: unmatched ? 0 : insurance.bipdAfterCancellationUsd, lapsed_on: lapsedOn,
+      excess_not_counted_usd: insurance.excessNotCountedUsd,
+    };
+  }
+  const onFile = lapse !== null ? 0 : summaryUsd ?? (insuranceFileGiven ? 0 : null);
+  // Without policy rows the summary cannot say which policy a pending cancellation ends: assume all of it.
+  return {
+    bipd_on_file_usd: onFile, bipd_required_usd: null, cancellation_effective_on: pending,
+    ...(pending !== null ? { bipd_after_cancellation_usd: 0 } : {}), lapsed_on: lapse,
+  };
 }
 
 export interface CarrierIdentity {
@@ -56,10 +82,9 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
   const authority = sources.authority.byMc.get(mc);
   const status = authority?.status ?? 'unknown';
   const revocation = sources.revocations?.get(mc);
-  const insurance = sources.insurance?.get(mc);
-  // Insurance file first; the authority file's own BIPD-on-file figure when the insurance file has no row;
-  // 0 (none on file) when an insurance file was given and neither knows the docket; null with no data at all.
-  const onFile = insurance?.bipdOnFileUsd ?? authority?.bipdOnFileUsd ?? (sources.insurance ? 0 : null);
+  const insurance = insuranceFacts(sources.insurance?.get(mc), authority?.bipdOnFileUsd, sources.insurance !== null, sources.insuranceHistory, mc);
+  const docketIndex = census ? census.mcs.indexOf(mc) : -1;
+  const scope = authority ? authorityScope(authority) : null;
   const oos = identity.dot === null ? undefined : sources.oos?.get(identity.dot);
 
   const hits: WatchlistHit[] = [];
@@ -83,14 +108,17 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
       // bound on authority age, so a recent ADD_DATE always means a new authority; an old one may miss some.
       granted_on: census?.addDate ?? null,
       revocation_pending_on: revocation?.pendingOn ?? (authority?.revocationFlagged ? '' : null),
-      revoked_on: revocation?.revokedOn && revocationStillApplies(revocation.revokedOn, status, sources.authorityAsOf(mc), sources.revocationsAsOf)
+      revoked_on: revocation?.revokedOn && revocationStillApplies(revocation.revokedOn, sources.authorityGrants?.get(mc))
         ? revocation.revokedOn : null,
+      ...(scope ? { scope } : {}),
     },
-    insurance: {
-      bipd_on_file_usd: onFile,
-      bipd_required_usd: authority?.bipdRequiredUsd ?? null,
-      cancellation_effective_on: earlier(insurance?.cancellationOn, sources.insuranceHistory?.get(mc) ?? null),
-    },
+    insurance: { ...insurance, bipd_required_usd: authority?.bipdRequiredUsd ?? null },
+    ...(census ? {
+      census: {
+        docket_status: docketIndex >= 0 ? census.mcStatuses[docketIndex] ?? null : null,
+        carrier_operation: census.operation, prior_revoke_dot: census.priorRevokeDot,
+      },
+    } : {}),
     hazmat: census?.hazmat ?? false,
     safety_rating: census?.safetyRating ?? null,
     mcs150_date: census?.mcs150Date ?? null,

@@ -41,6 +41,8 @@ export const CODES = {
   censusStatus: new Set(['A', 'I']),
   censusHazmat: new Set(['Y', 'N']),
   censusRating: new Set(['S', 'C', 'U']),
+  censusOperation: new Set(['A', 'B', 'C']),
+  censusDocketStatus: new Set(['A', 'I']),
   legacyAuthorityStat: new Set(['A', 'I', 'N']),
   legacyFlag: new Set(['Y', 'N']),
   motusAuthorityStatus: new Set(['ACTIVE', 'INACTIVE', 'PENDING', 'WITHDRAWN']),

@@ -62,10 +62,12 @@ export const isoDaysFrom = (nowMs: number, days: number) => new Date(nowMs + day
 export function legacyCarrierLine(c: {
   mc: number; dot: number; common: string; contract?: string; commonPending?: string; commonRevPending?: string;
   bipdRequiredK: number; bipdOnFileK: number; legalName: string; dbaName?: string;
+  /** Freight / Passenger / Household Goods flags (PROPERTY_CHK, PASSENGER_CHK, HHG_CHK); default property only. */
+  property?: string; passenger?: string; householdGoods?: string;
 }): string {
   return quotedLine([
     `MC${pad(c.mc, 6)}`, pad(c.dot, 8), ' ', '', c.common, c.contract ?? 'N', 'N', c.commonPending ?? 'N', 'N', 'N',
-    c.commonRevPending ?? 'N', 'N', 'N', 'Y', 'N', 'N', 'N', 'N', pad(c.bipdRequiredK, 5), 'Y', 'N', pad(c.bipdOnFileK, 5),
+    c.commonRevPending ?? 'N', 'N', 'N', c.property ?? 'Y', c.passenger ?? 'N', c.householdGoods ?? 'N', 'N', 'N', pad(c.bipdRequiredK, 5), 'Y', 'N', pad(c.bipdOnFileK, 5),
     'Y', 'N', 'Y', c.dbaName ?? '', c.legalName, '100 MAIN ST', '', 'SPRINGFIELD', 'IL', 'US', '62701', '2175550100', '',
     '', '', '', '', '', '', '', '',
   ]);

@@ -18,6 +18,7 @@ import type { CodedFields } from './coded-fields.js';
 import type { Quarantine } from './quarantine.js';
 import type { ProgressReporter } from './progress.js';
 import { loadAuthority, mergeAuthority } from './sources/authority.js';
+import { loadAuthorityHistory } from './sources/authority-history.js';
 import { SourceStats, type AmountUnits, type LoadContext } from './sources/common.js';
 import { loadInsurance, loadInsuranceHistory } from './sources/insurance.js';
 import { loadOosOrders } from './sources/oos.js';
@@ -35,6 +36,8 @@ export interface IngestFiles {
   revocations?: string;
   /** A second revocations file (Motus RevokeSuspend and legacy Revocation side by side). */
   secondRevocations?: string;
+  /** Legacy or Motus AuthHist: the grants and reinstatements that clear a revocation that took effect. */
+  authorityHistory?: string;
   oos?: string;
   ofacSdn?: string;
   ofacAlt?: string;
@@ -237,15 +240,21 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   const authority = await load('authority', files.authority, (c, s) => loadAuthority(files.authority, c, s));
   const secondAuthority = files.secondAuthority
     ? await load('authority', files.secondAuthority, (c, s) => loadAuthority(files.secondAuthority!, c, s)) : null;
-  const insurance = files.insurance ? await load('insurance', files.insurance, (c, s) => loadInsurance(files.insurance!, c, s)) : null;
+  // The history first: a cancellation in it that took effect removes a policy the insurance file still lists.
   const insuranceHistory = files.insuranceHistory
     ? await load('insurance_history', files.insuranceHistory, (c, s) => loadInsuranceHistory(files.insuranceHistory!, c, s)) : null;
+  const insurance = files.insurance
+    ? await load('insurance', files.insurance, (c, s) => loadInsurance(files.insurance!, c, s, insuranceHistory ?? undefined)) : null;
   let revocations: Map<number, RevocationInfo> | null = null;
   for (const file of [files.revocations, files.secondRevocations]) {
     if (!file) continue;
     const loaded = await load('revocations', file, (c, s) => loadRevocations(file, c, s));
     revocations = revocations ? mergeRevocations(revocations, loaded) : loaded;
   }
+  // Only dockets with a revocation that took effect need their grants: the history clears nothing else.
+  const revoked = new Set([...(revocations ?? new Map<number, RevocationInfo>())].filter(([, info]) => info.revokedOn !== null).map(([mc]) => mc));
+  const authorityGrants = files.authorityHistory
+    ? await load('authority_history', files.authorityHistory, (c, s) => loadAuthorityHistory(files.authorityHistory!, c, s, revoked)) : null;
   const oos = files.oos ? await load('oos', files.oos, (c, s) => loadOosOrders(files.oos!, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
@@ -310,26 +319,11 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
     else freshness.dnu = { present: true, as_of: ingestedAt, rows: liveDnuRows, file: 'redis', ingested_at: ingestedAt, files: [] };
   }
 
-  // Motus and legacy authority side by side: merged per docket, the worse status winning where they disagree; each
-  // docket remembers which files spoke about it, so the revocation rule uses the as-of of the data it relied on.
-  const authorityFiles = records.filter((record) => record.source === 'authority');
-  const firstAsOf = authorityFiles[0]?.asOf?.as_of ?? null;
-  const secondAsOf = authorityFiles[1]?.asOf?.as_of ?? null;
-  let authorityAsOf: (mc: number) => string | null = () => firstAsOf;
-  if (secondAuthority) {
-    const spoke = mergeAuthority(authority, secondAuthority, options.warn);
-    const older = [firstAsOf, secondAsOf].filter((day): day is string => day !== null).sort()[0] ?? null;
-    authorityAsOf = (mc) => {
-      const which = spoke.get(mc);
-      return which === 'both' ? older : which === 'second' ? secondAsOf : firstAsOf;
-    };
-  }
-  // The newest revocation data: an authority file must be newer than all of it to show a re-grant.
-  const revocationsAsOf = records.filter((record) => record.source === 'revocations')
-    .map((record) => record.asOf?.as_of ?? '').sort().at(-1) || null;
+  // Motus and legacy authority side by side: merged per docket, the worse status winning where they disagree.
+  if (secondAuthority) mergeAuthority(authority, secondAuthority, options.warn);
 
   return {
-    joined: { authority, insurance, insuranceHistory, revocations, oos, watchlists, dnu, mcSlots, authorityAsOf, revocationsAsOf, quarantine: options.quarantine },
+    joined: { authority, insurance, insuranceHistory, revocations, authorityGrants, oos, watchlists, dnu, mcSlots, quarantine: options.quarantine },
     freshness, reports, files: records, problems: problems.filter((problem): problem is IngestError => problem !== null),
   };
 }

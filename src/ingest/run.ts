@@ -272,10 +272,10 @@ async function writeCarriers(
   const account = (mc: number, record: CarrierRecord | null, reasons: Reason[], undo: boolean) => {
     if (undo) {
       const before = reasonsOf.get(mc);
-      const old = before ? tierOf(null, before, rules) : preferredBits.has(mc) ? 'preferred' : 'standard';
+      const old = before ? tierOf(null, before, rules, nowMs) : preferredBits.has(mc) ? 'preferred' : 'standard';
       counts.tiers[old] -= 1;
     }
-    const tier = record === null ? 'conditional' : tierOf(record, reasons, rules);
+    const tier = record === null ? 'conditional' : tierOf(record, reasons, rules, nowMs);
     counts.tiers[tier] += 1;
     preferredBits.set(mc, tier === 'preferred');
     const eligible = record !== null && reasons.length === 0;

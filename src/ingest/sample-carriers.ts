@@ -27,6 +27,18 @@ export interface SampleCarrier {
   oos?: { rescinded: boolean };
   /** A second census row (this DOT) also lists the MC: ambiguous. */
   secondDot?: number;
+  /** Census DOCKET1_STATUS_CODE when it is not the one the Carrier file implies (A for active authority, else I). */
+  censusDocketStatus?: 'A' | 'I';
+  /** Census CARRIER_OPERATION (default A, interstate). */
+  operation?: 'A' | 'B' | 'C';
+  /** Census PRIOR_REVOKE_FLAG Y with this PRIOR_REVOKE_DOT_NUMBER. */
+  priorRevokeDot?: number;
+  /** ActPendInsur: the primary policy's cancellation took effect 5 days ago; an excess layer $1M-$5M is still listed. */
+  excessOverCancelledPrimary?: boolean;
+  /** InsHist: the only policy was cancelled yesterday and is gone from ActPendInsur; the Carrier file still says bipdK. */
+  cancelledYesterday?: boolean;
+  /** Legacy Carrier flags: the active common authority is for passengers only (PROPERTY_CHK N, PASSENGER_CHK Y). */
+  passengerOnly?: boolean;
 }
 
 export interface DemoCarrier {
@@ -71,6 +83,12 @@ export const WITH_REASONS: SampleCarrier[] = [
   { mc: 200021, dot: d(200021), legal: 'CANCEL NOTICE TRUCKING INC', policyCancelInDays: 15 },
   // A census row with no legal name: nothing to screen, so the record is set aside as unreadable.
   { mc: 200090, dot: d(200090), legal: '' },
+  { mc: 200022, dot: d(200022), legal: 'TWO REGISTERS HAULING LLC', censusDocketStatus: 'I' },
+  { mc: 200023, dot: d(200023), legal: 'FRESH COAT FREIGHT LLC', priorRevokeDot: 7654321 },
+  { mc: 200024, dot: d(200024), legal: 'HOMETOWN ONLY CARTAGE INC', operation: 'C' },
+  { mc: 200025, dot: d(200025), legal: 'TOP LAYER ONLY TRANSPORT', excessOverCancelledPrimary: true },
+  { mc: 200026, dot: d(200026), legal: 'YESTERDAYS POLICY FREIGHT', cancelledYesterday: true },
+  { mc: 200027, dot: d(200027), legal: 'CHARTER COACH LINES INC', passengerOnly: true },
 ];
 
 const FIRST = ['ALPINE', 'BAYOU', 'CANYON', 'DELTA', 'EAGLE', 'FRONTIER', 'GRANITE', 'HARBOR', 'IRONWOOD', 'JUNIPER',
@@ -113,14 +131,20 @@ export const DEMO_CARRIERS: DemoCarrier[] = [
   blocked(200010, ['unsatisfactory_safety_rating'], 'rated U'),
   review(200011, ['conditional_safety_rating'], 'rated C'),
   blocked(200012, ['usdot_inactive'], 'census STATUS_CODE I'),
-  review(200013, ['insurance_not_on_file'], 'BIPD on file 00000'),
-  review(200014, ['insurance_below_minimum'], '$300k BIPD'),
+  blocked(200013, ['insurance_lapsed', 'insurance_not_on_file'], 'BIPD on file 00000: nothing in force (49 CFR 387.7)'),
+  blocked(200014, ['insurance_below_federal_minimum', 'insurance_below_minimum'], '$300k BIPD, FMCSA requires $750k (49 CFR 387.9)'),
   review(200015, ['insurance_cancellation_pending'], 'BIPD cancellation (InsHist) in 10 days'),
   review(200016, ['new_authority'], 'DOT added 30 days ago'),
   review(200017, ['mcs150_outdated'], 'MCS-150 filed 3 years ago'),
   review(200018, ['ambiguous_mc_number'], 'MC listed under two DOT records'),
-  review(200019, ['insurance_below_minimum'], 'hazmat carrier with $750k'),
+  blocked(200019, ['insurance_below_federal_minimum', 'insurance_below_minimum'], 'hazmat carrier with $750k (49 CFR 387.9: $5M assumed for hazmat)'),
   blocked(200020, ['authority_not_active'], 'authority application pending'),
   review(200021, ['insurance_cancellation_pending'], 'BIPD cancellation (ActPendInsur) in 15 days'),
   blocked(200090, ['carrier_record_unreadable'], 'census row with an empty LEGAL_NAME (nothing to screen)'),
+  review(200022, ['authority_records_disagree'], 'census docket status I, Carrier file authority active'),
+  review(200023, ['prior_revocation_link'], 'census PRIOR_REVOKE_FLAG Y, linked to revoked DOT 7654321'),
+  review(200024, ['intrastate_only_census'], 'census CARRIER_OPERATION C (intrastate only) with interstate authority'),
+  blocked(200025, ['insurance_lapsed', 'insurance_not_on_file'], 'excess layer $1M-$5M over a primary cancelled 5 days ago (49 CFR 387.7)'),
+  blocked(200026, ['insurance_lapsed', 'insurance_not_on_file'], 'cancelled yesterday in InsHist, gone from ActPendInsur; Carrier file still 01000'),
+  blocked(200027, ['authority_not_active'], 'active authority for passengers only (no property authority)'),
 ];

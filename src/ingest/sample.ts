@@ -21,8 +21,11 @@ function censusRow(c: SampleCarrier, dot: number, nowMs: number): string {
   const values: Record<string, string> = {
     MCS150_DATE: `${yyyymmdd(isoDaysFrom(nowMs, -(c.mcs150DaysAgo ?? 120)))} 0000`,
     ADD_DATE: yyyymmdd(isoDaysFrom(nowMs, -(c.addDaysAgo ?? 3000))),
-    STATUS_CODE: c.usdotStatus ?? 'A', DOT_NUMBER: String(dot), CARRIER_OPERATION: 'A', POWER_UNITS: '12',
-    DOCKET1PREFIX: 'MC', DOCKET1: String(c.mc), DOCKET1_STATUS_CODE: 'A', HM_Ind: c.hazmat ? 'Y' : 'N',
+    STATUS_CODE: c.usdotStatus ?? 'A', DOT_NUMBER: String(dot), POWER_UNITS: '12',
+    DOCKET1PREFIX: 'MC', DOCKET1: String(c.mc), HM_Ind: c.hazmat ? 'Y' : 'N',
+    DOCKET1_STATUS_CODE: c.censusDocketStatus ?? ((c.common ?? 'A') === 'A' ? 'A' : 'I'),
+    CARRIER_OPERATION: c.operation ?? 'A', PRIOR_REVOKE_FLAG: c.priorRevokeDot ? 'Y' : 'N',
+    PRIOR_REVOKE_DOT_NUMBER: c.priorRevokeDot ? String(c.priorRevokeDot) : '',
     CLASSDEF: 'AUTHORIZED FOR HIRE', LEGAL_NAME: c.legal, DBA_NAME: c.dba ?? '', PHY_STATE: 'IL', PHY_COUNTRY: 'US',
     SAFETY_RATING: c.safety ?? '', CRGO_GENFREIGHT: 'X',
   };
@@ -73,14 +76,22 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
     carriers.push(legacyCarrierLine({
       mc: c.mc, dot: c.dot, common: c.common ?? 'A', commonPending: c.commonPending ? 'Y' : 'N',
       commonRevPending: c.revocationFlag ? 'Y' : 'N', bipdRequiredK: c.hazmat ? 1000 : 750, bipdOnFileK: bipdK,
-      legalName: c.legal.toUpperCase(), dbaName: c.dba,
+      legalName: c.legal.toUpperCase(), dbaName: c.dba, ...(c.passengerOnly ? { property: 'N', passenger: 'Y' } : {}),
     }));
-    if (bipdK > 0) {
-      // ActPendInsur: docket, DOT, form, type, insurer, policy, posted, underlying, max (thousands), effective, cancel.
-      // Posted (TRANS_DATE) over the last week, the newest today: the file's content as-of.
-      policies.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', 'BIPD/Primary', 'PLAINS MUTUAL INSURANCE CO',
-        `PL${c.mc}`, mmddyyyy(day(-(c.mc % 7))), '0', String(bipdK), mmddyyyy(day(-365)),
-        c.policyCancelInDays === undefined ? '' : mmddyyyy(day(c.policyCancelInDays))]));
+    // ActPendInsur: docket, DOT, form, type, insurer, policy, posted, underlying, max (thousands), effective, cancel.
+    // Posted (TRANS_DATE) over the last week, the newest today: the file's content as-of.
+    const policy = (type: string, number: string, underlyingK: number, maxK: number, cancel: string) => quotedLine([`MC${pad(c.mc, 6)}`,
+      pad(c.dot, 8), '91X', type, 'PLAINS MUTUAL INSURANCE CO', number, mmddyyyy(day(-(c.mc % 7))), String(underlyingK), String(maxK),
+      mmddyyyy(day(-365)), cancel]);
+    if (c.excessOverCancelledPrimary) {
+      policies.push(policy('BIPD/Primary', `PL${c.mc}`, 0, 1000, mmddyyyy(day(-5))));
+      policies.push(policy('BIPD/Excess', `XS${c.mc}`, 1000, 5000, ''));
+    } else if (bipdK > 0 && !c.cancelledYesterday) {
+      policies.push(policy('BIPD/Primary', `PL${c.mc}`, 0, bipdK, c.policyCancelInDays === undefined ? '' : mmddyyyy(day(c.policyCancelInDays))));
+    }
+    if (c.cancelledYesterday) {
+      history.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', 'cancelled', '35', ' ', 'BIPD/Primary', `PL${c.mc}`, '750', 'P',
+        mmddyyyy(day(-365)), '0', String(bipdK), mmddyyyy(day(-1)), 'TERM/CANCL', '', 'PLAINS MUTUAL INSURANCE CO']));
     }
     if (c.historyCancel) {
       history.push(quotedLine([`MC${pad(c.mc, 6)}`, pad(c.dot, 8), '91X', c.historyCancel.replaced ? 'replaced' : 'cancelled',

@@ -1,6 +1,6 @@
 // When may a carrier's verdict change by the passing of time alone? decide() reads the clock for five rules:
 // a revocation taking effect, a pending revocation's effective day, a new authority aging out, a BIPD
-// cancellation entering (and leaving) its warning window, and an MCS-150 going out of date (the detector adds a
+// cancellation entering its warning window and taking effect, and an MCS-150 going out of date (the detector adds a
 // do-not-use entry's expiry). The earliest such instant after now is kept in a sorted set per shard; the
 // detector re-decides the carrier then. Pure.
 import type { CarrierRecord } from '../core/carrier.js';
@@ -23,7 +23,8 @@ export function timeCandidates(record: CarrierRecord, rules: RuleSet): number[] 
   if (authority.granted_on) out.push(toEpochMs(authority.granted_on) + rules.authority.new_authority_min_days * DAY_MS);
   if (insurance.cancellation_effective_on) {
     const effective = toEpochMs(insurance.cancellation_effective_on);
-    out.push(effective - rules.insurance.cancellation_warning_days * DAY_MS, effective + DAY_MS);
+    // It enters its warning window, then takes effect on its day (the policy leaves the tower in force).
+    out.push(effective - rules.insurance.cancellation_warning_days * DAY_MS, effective);
   }
   if (record.mcs150_date) {
     // monthsBefore() works on calendar months, so the flip lands on this day or the next (month-end dates).

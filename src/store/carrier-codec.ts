@@ -4,6 +4,7 @@
 // the hash field (not repeated), and hits (rare) ride at the end as JSON. Older JSON values still decode.
 //
 //   R|dot|legal|dba|usdot|auth|granted|rev_pending|revoked|bipd_on_file|bipd_required|cancel|hazmat|safety|mcs150|oos_since|oos_reason|hits
+//   S|facts|<R or Q record>                          (the verdict-rule facts in front; see encodeFacts)
 //   A|dot,dot,...                                    (an MC listed under several DOT records)
 import type { AuthorityStatus, CarrierLookup, CarrierRecord, WatchlistHit } from '../core/carrier.js';
 
@@ -109,8 +110,54 @@ function decodeHits(json: string): WatchlistHit[] {
   });
 }
 
+const SCOPE_CODE = { passenger: 'g', household_goods: 'h', unknown: 'u' } as const;
+const fact = (value: string | null | undefined): string => (value ? value.replace(/[|;,\r\n]/g, ' ').slice(0, 12) : '');
+
+/**
+ * The verdict-rule facts (src/core/federal-rules.ts) in a few bytes: census docket status, carrier operation and
+ * authority scope as one character each ('-' = none), then the rare ones as ';'-separated tagged tokens:
+ * r prior revoked DOT, l lapsed-on date, a BIPD after the pending cancellation, x excess not counted.
+ */
+function encodeFacts(r: CarrierRecord): string | null {
+  if (r.census === undefined && !r.authority.scope && r.insurance.bipd_after_cancellation_usd === undefined
+    && !r.insurance.lapsed_on && !r.insurance.excess_not_counted_usd) return null;
+  let out = `${fact(r.census?.docket_status).slice(0, 1) || '-'}${fact(r.census?.carrier_operation).slice(0, 1) || '-'}`
+    + `${r.authority.scope ? SCOPE_CODE[r.authority.scope] : '-'}`;
+  const prior = r.census?.prior_revoke_dot;
+  if (prior !== null && prior !== undefined) out += `;r${fact(prior)}`;
+  if (r.insurance.lapsed_on) out += `;l${date(r.insurance.lapsed_on)}`;
+  const after = r.insurance.bipd_after_cancellation_usd;
+  if (after !== undefined && after !== null) out += `;a${amount(after)}`;
+  if (r.insurance.excess_not_counted_usd) out += `;x${amount(r.insurance.excess_not_counted_usd)}`;
+  return out;
+}
+
+function decodeFacts(encoded: string, record: CarrierRecord): void {
+  const [head = '---', ...tokens] = encoded.split(';');
+  const char = (index: number): string | null => (head[index] && head[index] !== '-' ? head[index]! : null);
+  const census: NonNullable<CarrierRecord['census']> = { docket_status: char(0), carrier_operation: char(1), prior_revoke_dot: null };
+  const scope = char(2);
+  if (scope === 'g') record.authority.scope = 'passenger';
+  else if (scope === 'h') record.authority.scope = 'household_goods';
+  else if (scope === 'u') record.authority.scope = 'unknown';
+  for (const token of tokens) {
+    const value = token.slice(1);
+    if (token[0] === 'r') census.prior_revoke_dot = value;
+    else if (token[0] === 'l') record.insurance.lapsed_on = undate(value);
+    else if (token[0] === 'a') record.insurance.bipd_after_cancellation_usd = unamount(value) ?? 0;
+    else if (token[0] === 'x') record.insurance.excess_not_counted_usd = unamount(value);
+  }
+  record.census = census;
+}
+
 export function encodeCarrier(value: StoredCarrier): string {
   if ('ambiguous' in value) return `A|${value.ambiguous.join(',')}`;
+  // The verdict-rule facts ride in front: S|facts|<the R or Q record>.
+  const facts = encodeFacts(value);
+  return facts === null ? encodeRecord(value) : `S|${facts}|${encodeRecord(value)}`;
+}
+
+function encodeRecord(value: CarrierRecord): string {
   const r = value;
   // A record with unreadable fields is tagged Q:<fields> instead of R (older records never carry it).
   const tag = r.unreadable?.length ? `Q:${r.unreadable.map((field) => field.replace(/[|,]/g, ' ')).join(',')}` : 'R';
@@ -137,38 +184,39 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
     if ('ambiguous' in value) return { kind: 'ambiguous', mc, dot_numbers: value.ambiguous };
     return { kind: 'found', record: value };
   }
-  const parts = encoded.split('|');
+  let parts = encoded.split('|');
   if (parts[0] === 'A') return { kind: 'ambiguous', mc, dot_numbers: (parts[1] ?? '').split(',').filter(Boolean) };
+  const facts = parts[0] === 'S' ? parts[1] ?? '' : null;
+  if (facts !== null) parts = parts.slice(2);
   const tag = parts[0] ?? '';
   const unreadable = tag.startsWith('Q:') ? tag.slice(2).split(',').filter(Boolean) : null;
   if ((tag !== 'R' && unreadable === null) || parts.length < 18) throw new Error(`undecodable carrier record for MC ${mc}`);
   const p = (index: number): string => parts[index] ?? '';
-  return {
-    kind: 'found',
-    record: {
-      mc,
-      dot: p(1) || null,
-      legal_name: p(2),
-      dba_name: p(3) || null,
-      usdot_status: p(4) || null,
-      authority: {
-        status: AUTH_STATUS[p(5)] ?? 'unknown',
-        granted_on: undate(p(6)),
-        revocation_pending_on: undate(p(7)),
-        revoked_on: undate(p(8)),
-      },
-      insurance: {
-        bipd_on_file_usd: unamount(p(9)),
-        bipd_required_usd: unamount(p(10)),
-        cancellation_effective_on: undate(p(11)),
-      },
-      hazmat: p(12) === '1',
-      safety_rating: p(13) || null,
-      mcs150_date: undate(p(14)),
-      oos_order: p(16) ? { since: undate(p(15)), reason: p(16) } : null,
-      // Hit JSON may itself contain '|' (names), so it is everything after the 17th separator.
-      hits: decodeHits(parts.length === 18 ? p(17) : parts.slice(17).join('|')),
-      ...(unreadable ? { unreadable } : {}),
+  const record: CarrierRecord = {
+    mc,
+    dot: p(1) || null,
+    legal_name: p(2),
+    dba_name: p(3) || null,
+    usdot_status: p(4) || null,
+    authority: {
+      status: AUTH_STATUS[p(5)] ?? 'unknown',
+      granted_on: undate(p(6)),
+      revocation_pending_on: undate(p(7)),
+      revoked_on: undate(p(8)),
     },
+    insurance: {
+      bipd_on_file_usd: unamount(p(9)),
+      bipd_required_usd: unamount(p(10)),
+      cancellation_effective_on: undate(p(11)),
+    },
+    hazmat: p(12) === '1',
+    safety_rating: p(13) || null,
+    mcs150_date: undate(p(14)),
+    oos_order: p(16) ? { since: undate(p(15)), reason: p(16) } : null,
+    // Hit JSON may itself contain '|' (names), so it is everything after the 17th separator.
+    hits: decodeHits(parts.length === 18 ? p(17) : parts.slice(17).join('|')),
+    ...(unreadable ? { unreadable } : {}),
   };
+  if (facts !== null) decodeFacts(facts, record);
+  return { kind: 'found', record };
 }

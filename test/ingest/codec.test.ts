@@ -32,6 +32,27 @@ describe('carrier codec', () => {
     const typical = { ...record, legal_name: 'ALPINE VALLEY TRUCKING LLC', hits: [], oos_order: null, authority: { ...record.authority, revocation_pending_on: null } };
     expect(encodeCarrier(typical).length).toBeLessThan(80);
   });
+  it('round-trips the verdict-rule facts, and reads R records written before them', () => {
+    const withFacts: CarrierRecord = {
+      ...record, hits: [], authority: { ...record.authority, scope: 'household_goods' },
+      insurance: { ...record.insurance, bipd_after_cancellation_usd: 0, lapsed_on: '2026-11-20', excess_not_counted_usd: 4_000_000 },
+      census: { docket_status: 'I', carrier_operation: 'C', prior_revoke_dot: '1234567' },
+    };
+    const encoded = encodeCarrier(withFacts);
+    expect(encoded.startsWith('S|ICh;r1234567;l')).toBe(true);
+    expect(decodeCarrier('421775', encoded)).toEqual({ kind: 'found', record: { ...withFacts, legal_name: 'HULL   COOPERATIVE ASSOCIATION' } });
+    const flagOnly: CarrierRecord = { ...record, hits: [], census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: '' } };
+    expect((decodeCarrier('1', encodeCarrier(flagOnly)) as { record: CarrierRecord }).record.census).toEqual(flagOnly.census);
+    // A record of a snapshot written before the facts: no census facts, no scope, decoded as before.
+    const old = encodeCarrier({ ...record, hits: [] });
+    expect(old.startsWith('R|')).toBe(true);
+    expect((decodeCarrier('1', old) as { record: CarrierRecord }).record.census).toBeUndefined();
+  });
+  it('keeps the facts of a typical carrier to six bytes', () => {
+    const typical = { ...record, legal_name: 'ALPINE VALLEY TRUCKING LLC', hits: [], oos_order: null, authority: { ...record.authority, revocation_pending_on: null } };
+    const plain = encodeCarrier(typical).length;
+    expect(encodeCarrier({ ...typical, census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: null } }).length).toBe(plain + 6);
+  });
   it('encodes ambiguous MCs and decodes older JSON values', () => {
     expect(decodeCarrier('7', encodeCarrier({ ambiguous: ['1', '2'] }))).toEqual({ kind: 'ambiguous', mc: '7', dot_numbers: ['1', '2'] });
     expect(decodeCarrier('7', JSON.stringify({ ambiguous: ['3'] }))).toEqual({ kind: 'ambiguous', mc: '7', dot_numbers: ['3'] });

@@ -71,13 +71,13 @@ describe('compact join tables', () => {
     const slots = new SlotIndex('mc');
     const authority = new AuthorityByMc(slots);
     const insurance = new InsuranceTable(slots);
-    insurance.addPolicy(insurance.slot(7), 750_000, '2030-01-01');
-    authority.set(9, { dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null });
+    insurance.addPolicy(insurance.slot(7), 0, 750_000, '2030-01-01');
+    authority.set(9, { dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null, covers: 1 });
     expect(authority.has(7)).toBe(false);
     expect(insurance.get(9)).toBeUndefined();
-    expect(insurance.get(7)).toEqual({ bipdOnFileUsd: 750_000, cancellationOn: '2030-01-01' });
+    expect(insurance.get(7)).toMatchObject({ bipdOnFileUsd: 750_000, bipdAfterCancellationUsd: 0, cancellationOn: '2030-01-01' });
     expect([...authority.keys()]).toEqual([9]);
-    expect(authority.get(9)).toEqual({ dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null });
+    expect(authority.get(9)).toEqual({ dot: null, status: 'active', revocationFlagged: false, bipdRequiredUsd: 750_000, bipdOnFileUsd: null, covers: 1 });
   });
 });
 

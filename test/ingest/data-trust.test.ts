@@ -105,13 +105,12 @@ describe('revocations fail closed', () => {
     expect(revocationKind('')).toBe('unknown');
     expect(revocationKind('Suspension')).toBe('unknown');
   });
-  it('a revocation in effect applies unless newer authority data shows the authority active after it', () => {
-    const revocations = '2026-11-10T00:00:00.000Z';
-    expect(revocationStillApplies('2026-11-05', 'active', '2026-11-20T00:00:00.000Z', revocations)).toBe(false);
-    expect(revocationStillApplies('2026-11-05', 'active', '2026-11-08T00:00:00.000Z', revocations)).toBe(true);
-    expect(revocationStillApplies('2026-11-20', 'active', '2026-11-20T00:00:00.000Z', '2026-11-01T00:00:00.000Z')).toBe(true);
-    expect(revocationStillApplies('2026-11-05', 'inactive', '2026-11-20T00:00:00.000Z', revocations)).toBe(true);
-    expect(revocationStillApplies('2026-11-05', 'active', null, revocations)).toBe(true);
+  it('a revocation in effect applies until a grant or reinstatement dated after it (never a file date)', () => {
+    expect(revocationStillApplies('2026-11-05', '2026-11-06')).toBe(false);
+    expect(revocationStillApplies('2026-11-05', '2026-11-05')).toBe(true);
+    expect(revocationStillApplies('2026-11-05', '2019-03-01')).toBe(true);
+    expect(revocationStillApplies('2026-11-05', null)).toBe(true);
+    expect(revocationStillApplies('2026-11-05', undefined)).toBe(true);
   });
   it('side by side, every order in either file counts', () => {
     const merged = mergeRevocations(

@@ -112,7 +112,7 @@ describe('authority', () => {
     ].join('\n'));
     const table = await loadAuthority(path, context());
     expect(table.layout).toBe('legacy');
-    expect(table.byMc.get(12892)).toEqual({ dot: 2217388, status: 'none', revocationFlagged: false, bipdRequiredUsd: 0, bipdOnFileUsd: 0 });
+    expect(table.byMc.get(12892)).toEqual({ dot: 2217388, status: 'none', revocationFlagged: false, bipdRequiredUsd: 0, bipdOnFileUsd: 0, covers: 0 });
     expect(table.byMc.get(421775)).toMatchObject({ status: 'active', bipdRequiredUsd: 750_000, bipdOnFileUsd: 1_000_000 });
     expect(table.byMc.get(5)).toMatchObject({ revocationFlagged: true, bipdOnFileUsd: 0 });
     expect(table.mcsByDot.get(344554)).toEqual([421775]);
@@ -170,8 +170,8 @@ describe('insurance', () => {
     expect(stats.skipped.get('blank removal record')).toBe(1);
     const act = await file('act.txt', '"MC000077","00000077","91X","BIPD/Primary","INS","P","01/01/2024","0","750","01/01/2024","09/15/2024"\n"MC000078","00000078","91X","BIPD/Primary","INS","P","01/01/2024","0","750","01/01/2024","06/15/2024"\n');
     const pending = await loadInsurance(act, context('2024-08-01'), new SourceStats());
-    expect(pending.get(77)).toEqual({ bipdOnFileUsd: 750_000, cancellationOn: '2024-09-15' });
-    expect(pending.get(78)).toEqual({ bipdOnFileUsd: 0, cancellationOn: null });
+    expect(pending.get(77)).toMatchObject({ bipdOnFileUsd: 750_000, bipdAfterCancellationUsd: 0, cancellationOn: '2024-09-15' });
+    expect(pending.get(78)).toMatchObject({ bipdOnFileUsd: 0, cancellationOn: null, cancelledOn: '2024-06-15' });
   });
   it('InsHist: a future BIPD cancellation is pending; a replacement or a cargo policy is not', async () => {
     const row = (mc: string, ind: string, method: string, cancel: string) => quotedLine([mc, '00000001', '91X', 'cancelled', '35', ind,
@@ -182,8 +182,10 @@ describe('insurance', () => {
       row('MC000012', '*', 'TERM/CANCL', '09/01/2024'),
       row('MC000013', ' ', 'TERM/CANCL', '01/01/2024'),
     ].join('\n'));
-    const byMc = await loadInsuranceHistory(path, context('2024-08-01'), new SourceStats());
-    expect([...byMc]).toEqual([[10, '2024-09-01']]);
+    const history = await loadInsuranceHistory(path, context('2024-08-01'), new SourceStats());
+    expect([...history.pending].map(([mc, { on }]) => [mc, on])).toEqual([[10, '2024-09-01']]);
+    // MC 13's cancellation already took effect: the docket's last BIPD event is a lapse.
+    expect(history.last.get(13)).toEqual({ on: '2024-01-01', lapse: true, policy: 'P' });
   });
 });
 
@@ -198,20 +200,23 @@ describe('OOS orders', () => {
 });
 
 describe('census', () => {
-  const header = 'MCS150_DATE,ADD_DATE,STATUS_CODE,DOT_NUMBER,LEGAL_NAME,DBA_NAME,SAFETY_RATING,HM_Ind,DOCKET1PREFIX,DOCKET1,DOCKET2PREFIX,DOCKET2,DOCKET3PREFIX,DOCKET3';
+  const header = 'MCS150_DATE,ADD_DATE,STATUS_CODE,DOT_NUMBER,LEGAL_NAME,DBA_NAME,SAFETY_RATING,HM_Ind,DOCKET1PREFIX,DOCKET1,DOCKET2PREFIX,DOCKET2,DOCKET3PREFIX,DOCKET3,'
+    + 'CARRIER_OPERATION,PRIOR_REVOKE_FLAG,PRIOR_REVOKE_DOT_NUMBER,DOCKET1_STATUS_CODE,DOCKET2_STATUS_CODE,DOCKET3_STATUS_CODE';
   it('maps columns by header name in any order and case; MC dockets only; dates with " 0000"', async () => {
     const shuffled = header.split(',').reverse().join(',').toLowerCase();
-    const values = ['20250429 0000', '19890221', 'A', '344554', 'HULL COOPERATIVE ASSOCIATION', '', 'S', 'N', 'MC', '421775', 'FF', '99', 'MC', '0012892'];
+    const values = ['20250429 0000', '19890221', 'A', '344554', 'HULL COOPERATIVE ASSOCIATION', '', 'S', 'N', 'MC', '421775', 'FF', '99', 'MC', '0012892',
+      'C', 'Y', '00123456', 'A', 'A', 'I'];
     const path = await file('census.csv', `${shuffled}\n${values.reverse().join(',')}\n`);
     const rows = [];
     for await (const row of readCensus(path, context(), new SourceStats())) rows.push(row);
     expect(rows).toEqual([{ row: 2, dot: 344554, legalName: 'HULL COOPERATIVE ASSOCIATION', dbaName: null, status: 'A', mcs150Date: '2025-04-29',
-      addDate: '1989-02-21', safetyRating: 'S', hazmat: false, mcs: [421775, 12892], place: null }]);
+      addDate: '1989-02-21', safetyRating: 'S', hazmat: false, mcs: [421775, 12892], mcStatuses: ['A', 'I'], operation: 'C',
+      priorRevokeDot: '123456', place: null }]);
   });
   it('a missing required column or a bad value aborts with file, row and field', async () => {
     const missing = await file('c1.csv', 'DOT_NUMBER,LEGAL_NAME\n1,A\n');
     await expect(async () => { for await (const _ of readCensus(missing, context(), new SourceStats())) void _; }).rejects.toThrow('c1.csv, row 1, field DBA_NAME: required column missing from header');
-    const bad = await file('c2.csv', `${header}\n20250429,19890221,A,344554,HULL,,S,N,MC,1,,,,\n2025-13-45,19890221,A,344555,HULL,,S,N,MC,2,,,,\n`);
+    const bad = await file('c2.csv', `${header}\n20250429,19890221,A,344554,HULL,,S,N,MC,1,,,,,A,N,,A,,\n2025-13-45,19890221,A,344555,HULL,,S,N,MC,2,,,,,A,N,,A,,\n`);
     await expect(async () => { for await (const _ of readCensus(bad, context(), new SourceStats())) void _; }).rejects.toThrow('c2.csv, row 3, field MCS150_DATE: not a date: "2025-13-45"');
   });
 });

@@ -231,20 +231,23 @@ describe('files the ingest accepts give fail-closed verdicts', () => {
     expect(report.warnings).toContain(`${bad('revocations-unknown-type.csv')}: 2 order(s) with an empty or unknown REVOCATION_TYPE ("Suspension", "") counted as involuntary (they block)`);
   });
 
-  it('a revocation newer than the authority file blocks; authority data newer than it and active clears it', async () => {
+  // 49 U.S.C. 13905: only a later grant or reinstatement clears a revocation (test/integration/verdict-rules.test.ts
+  // reads one from AuthHist); authority data dated after it and saying "active" does not.
+  it('a revocation that took effect blocks whether the authority file is older or newer than it', async () => {
     const older = freshKeys();
     await ingest(older, { revocations: bad('revocations-newer-than-authority.csv') },
       { sourceAsOf: { ...sampleSourceAsOf(NOW), authority: new Date(NOW - 3 * DAY).toISOString() } });
     expect(await verdict(older, '300012')).toMatchObject({ tier: 'blocked', reasons: ['authority_revoked'] });
     const newer = freshKeys();
     await ingest(newer, { revocations: bad('revocations-newer-than-authority.csv') });
-    expect(await verdict(newer, '300012')).toMatchObject({ eligible: true });
+    expect(await verdict(newer, '300012')).toMatchObject({ tier: 'blocked', reasons: ['authority_revoked'] });
   });
 
   it('Motus and legacy authority side by side: where they disagree, the more restrictive status blocks', async () => {
     const keys = freshKeys();
     const report = await ingest(keys, { secondAuthority: bad('authority-motus-disagrees.csv') });
-    expect(await verdict(keys, '100001')).toMatchObject({ tier: 'blocked', reasons: ['authority_not_active'] });
+    // The census says the docket is active and the merged Carrier files say not: two FMCSA records disagree too.
+    expect(await verdict(keys, '100001')).toMatchObject({ tier: 'blocked', reasons: ['authority_not_active', 'authority_records_disagree'] });
     expect(await verdict(keys, '100002')).toMatchObject({ eligible: true, tier: 'standard' });
     expect(report.warnings.some((w) => w.startsWith('authority files disagree on 1 docket(s) (e.g. MC100001 active/inactive)'))).toBe(true);
   });
@@ -253,7 +256,8 @@ describe('files the ingest accepts give fail-closed verdicts', () => {
     const keys = freshKeys();
     await ingest(keys, { oos: bad('oos-RESCIND_DATE-future.csv'), insurance: bad('insurance-EFFECTIVE_DATE-future.txt') });
     expect(await verdict(keys, '100005')).toMatchObject({ tier: 'blocked', reasons: ['out_of_service_order'] });
-    expect(await verdict(keys, '100001')).toMatchObject({ tier: 'conditional', reasons: ['insurance_not_on_file'] });
+    // Nothing in force yet is nothing in force: a hard stop (49 CFR 387.7).
+    expect(await verdict(keys, '100001')).toMatchObject({ tier: 'blocked', reasons: ['insurance_lapsed', 'insurance_not_on_file'] });
   });
 
   it('a half do-not-use file is accepted (a lifted ban is a row less); the rows it keeps still block', async () => {

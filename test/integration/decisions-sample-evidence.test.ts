@@ -38,15 +38,24 @@ const expected: Record<string, Partial<Item>> = {
   200010: { reason: 'unsatisfactory_safety_rating', source: 'census', record_id: '2000101', facts: { safety_rating: 'U' } },
   200011: { reason: 'conditional_safety_rating', source: 'census', facts: { safety_rating: 'C' }, rule: { conditional: 'review' } },
   200012: { reason: 'usdot_inactive', source: 'census', facts: { usdot_status: 'I' } },
-  200013: { reason: 'insurance_not_on_file', source: 'insurance', facts: { bipd_on_file_usd: 0 } },
-  200014: { reason: 'insurance_below_minimum', source: 'insurance', facts: { bipd_on_file_usd: 300_000, hazmat: false }, rule: { required_bipd_usd: 750_000 } },
   200015: { reason: 'insurance_cancellation_pending', source: 'insurance_history', facts: { cancellation_effective_on: day(10) }, rule: { cancellation_warning_days: 30 } },
   200016: { reason: 'new_authority', source: 'authority', rule: { new_authority_min_days: 90 } },
   200017: { reason: 'mcs150_outdated', source: 'census', facts: { mcs150_date: day(-1100) }, rule: { max_age_months: 24 } },
   200018: { reason: 'ambiguous_mc_number', source: 'census', facts: { dot_numbers: ['2000181', '2000182'] } },
-  200019: { reason: 'insurance_below_minimum', source: 'insurance', facts: { bipd_on_file_usd: 750_000, hazmat: true }, rule: { required_bipd_usd: 1_000_000 } },
   200020: { reason: 'authority_not_active', source: 'authority', facts: { authority_status: 'pending' } },
   200021: { reason: 'insurance_cancellation_pending', facts: { cancellation_effective_on: day(15) } },
+  // The rules that follow the regulations cite them (docs/verdict-rules.md).
+  200013: { reason: 'insurance_lapsed', source: 'insurance', facts: { bipd_in_force_usd: 0 }, rule: { regulation: '49 CFR 387.7' } },
+  200014: { reason: 'insurance_below_federal_minimum', source: 'insurance', facts: { bipd_in_force_usd: 300_000, bipd_required_by_fmcsa_usd: 750_000 },
+    rule: { regulation: '49 CFR 387.7, 49 CFR 387.9', federal_min_bipd_usd: 750_000 } },
+  200019: { reason: 'insurance_below_federal_minimum', facts: { bipd_in_force_usd: 750_000, hazmat: true }, rule: { federal_min_bipd_usd: 5_000_000 } },
+  200022: { reason: 'authority_records_disagree', source: 'census', record_id: '2000221',
+    facts: { census_docket_status: 'I', carrier_file_authority_status: 'active' }, rule: { regulation: '49 U.S.C. 13901' } },
+  200023: { reason: 'prior_revocation_link', source: 'census', facts: { prior_revoke_dot: '7654321', dot_number: '2000231' } },
+  200024: { reason: 'intrastate_only_census', source: 'census', facts: { carrier_operation: 'C', authority_status: 'active' } },
+  200025: { reason: 'insurance_lapsed', facts: { bipd_in_force_usd: 0, excess_not_counted_usd: 5_000_000, lapsed_on: day(-5) } },
+  200026: { reason: 'insurance_lapsed', facts: { bipd_in_force_usd: 0, lapsed_on: day(-1) }, rule: { regulation: '49 CFR 387.7' } },
+  200027: { reason: 'authority_not_active', facts: { authority_status: 'active', authority_scope: 'passenger' } },
 };
 
 describe('evidence of the sample carriers, ingested from real layouts', () => {

@@ -61,7 +61,7 @@ describe('sample ingest', () => {
   it('yields the documented verdict for every demo carrier, covering every reason a found carrier can get', async () => {
     const { keys } = freshKeys();
     const report = await seedSample(redis, keys, { quiet: true });
-    expect(report.carriers).toBe(268);
+    expect(report.carriers).toBe(274);
     for (const carrier of DEMO_CARRIERS) {
       const decision = await verdict(keys, carrier.mc);
       expect({ mc: carrier.mc, tier: decision.tier, reasons: decision.reasons }).toEqual({ mc: carrier.mc, tier: carrier.tier, reasons: carrier.reasons });
@@ -80,7 +80,7 @@ describe('sample ingest', () => {
     const status = await readSnapshotStatus(redis, keys);
     expect(Object.keys(status.meta!.sources).sort()).toEqual([...SOURCE_NAMES].sort());
     expect(status.meta!.sources.sam).toEqual({ present: false, as_of: null, rows: 0 });
-    expect(status.meta!.sources.census).toMatchObject({ present: true, rows: 269 });
+    expect(status.meta!.sources.census).toMatchObject({ present: true, rows: 275 });
     expect(status.being_written).toEqual([]);
     const record = decodeCarrier('200002', await redis.hget(keys.carrierBucket(status.current_version!, carrierBucket('200002')), '200002'));
     // Since issue 8 hits also carry the matcher's evidence (entity type, programs, agreed fields, explanation).
@@ -123,7 +123,7 @@ describe('safe by construction', () => {
     const lines = (await readFile(files.census, 'utf8')).trimEnd().split('\n');
     await writeFile(files.census, `${lines.slice(0, 150).join('\n')}\n`);
     await writeFile(files.authority, `${(await readFile(files.authority, 'utf8')).split('\n').slice(0, 140).join('\n')}\n`);
-    await expect(runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()) })).rejects.toThrow(/authority: 1\d\d rows is \d+% below the serving snapshot's 268 .*--force/);
+    await expect(runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()) })).rejects.toThrow(/authority: 1\d\d rows is \d+% below the serving snapshot's 274 .*--force/);
     expect(await redis.get(keys.snapshotCurrent)).toBe(first.version);
     // --force lifts the row guards only: half the carriers losing eligibility is a change guard of its own.
     const refusal = await runIngest(redis, keys, { files, asOf: 'now', sourceAsOf: sampleSourceAsOf(Date.now()), force: true }).catch((error: unknown) => error);

@@ -55,11 +55,28 @@ describe('decide: one row per reason', () => {
     ['possible_ofac_match', found({ hits: [hit('ofac_sdn', false, 0.95)] }), 'conditional'],
     ['possible_sam_exclusion', found({ hits: [hit('sam', false, 0.93)] }), 'conditional'],
     ['conditional_safety_rating', found({ safety_rating: 'C' }), 'conditional'],
-    ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: 0 })), 'conditional'],
+    // A zero is known: nothing in force, a hard stop (49 CFR 387.7); no figure at all is a review.
+    ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: 0 })), 'blocked'],
     ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: null })), 'conditional'],
-    ['insurance_below_minimum', found(insurance({ bipd_on_file_usd: 500_000 })), 'conditional'],
-    ['insurance_below_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 750_000 }) }), 'conditional'],
-    ['insurance_below_minimum', found(insurance({ bipd_on_file_usd: 1_000_000, bipd_required_usd: 5_000_000 })), 'conditional'],
+    ['insurance_lapsed', found(insurance({ bipd_on_file_usd: 0 })), 'blocked'],
+    // A cancellation that took effect since the ingest removes its policies: what is left is the tower without them.
+    ['insurance_lapsed', found(insurance({ cancellation_effective_on: daysAgo(1) })), 'blocked'],
+    ['insurance_lapsed', found(insurance({ cancellation_effective_on: daysAgo(0), bipd_after_cancellation_usd: 0 })), 'blocked'],
+    ['insurance_below_federal_minimum', found(insurance({ bipd_on_file_usd: 500_000 })), 'blocked'],
+    ['insurance_below_federal_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 1_000_000 }) }), 'blocked'],
+    ['insurance_below_federal_minimum', found(insurance({ bipd_on_file_usd: 1_000_000, bipd_required_usd: 5_000_000 })), 'blocked'],
+    ['insurance_below_federal_minimum', found(insurance({ cancellation_effective_on: daysAgo(2), bipd_after_cancellation_usd: 500_000 })), 'blocked'],
+    // The broker's minimum above the federal one stays a review: FMCSA requires $300k of this small-vehicle carrier.
+    ['insurance_below_minimum', found(insurance({ bipd_on_file_usd: 500_000, bipd_required_usd: 300_000 })), 'conditional'],
+    ['insurance_below_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 5_000_000, bipd_required_usd: 6_000_000 }) }), 'blocked'],
+    ['authority_not_active', found(authority({ scope: 'passenger' })), 'blocked'],
+    ['authority_not_active', found(authority({ scope: 'household_goods' })), 'blocked'],
+    ['authority_records_disagree', found({ census: { docket_status: 'I', carrier_operation: 'A', prior_revoke_dot: null } }), 'conditional'],
+    ['authority_records_disagree', found({ census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: null }, ...authority({ status: 'inactive' }) }), 'blocked'],
+    ['prior_revocation_link', found({ census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: '1234567' } }), 'conditional'],
+    ['prior_revocation_link', found({ census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: '' } }), 'conditional'],
+    ['intrastate_only_census', found({ census: { docket_status: 'A', carrier_operation: 'C', prior_revoke_dot: null } }), 'conditional'],
+    ['intrastate_only_census', found({ census: { docket_status: 'A', carrier_operation: 'B', prior_revoke_dot: null } }), 'conditional'],
     ['insurance_cancellation_pending', found(insurance({ cancellation_effective_on: daysAhead(12) })), 'conditional'],
     ['new_authority', found(authority({ granted_on: daysAgo(30) })), 'conditional'],
     ['authority_revocation_pending', found(authority({ revocation_pending_on: daysAhead(20) })), 'conditional'],
@@ -112,9 +129,33 @@ describe('decide: eligible tiers', () => {
     expect(decide(found({ hits: [hit('ofac_sdn', false, 0.86)] }))).toMatchObject({ eligible: true });
   });
 
-  it('ignores a cancellation beyond the warning horizon and one in the past', () => {
+  it('ignores a cancellation beyond the warning horizon, and one that took effect with enough left in force', () => {
     expect(decide(found(insurance({ cancellation_effective_on: daysAhead(90) })))).toMatchObject({ eligible: true });
-    expect(decide(found(insurance({ cancellation_effective_on: daysAgo(5) })))).toMatchObject({ eligible: true });
+    expect(decide(found(insurance({ cancellation_effective_on: daysAgo(5), bipd_after_cancellation_usd: 1_000_000 }))))
+      .toMatchObject({ eligible: true, tier: 'preferred' });
+  });
+
+  it('counts a cancellation from its effective day: the day before it is pending, on the day it has taken effect', () => {
+    expect(decide(found(insurance({ cancellation_effective_on: daysAhead(1) }))).reasons).toEqual(['insurance_cancellation_pending']);
+    expect(decide(found(insurance({ cancellation_effective_on: daysAgo(0) }))).reasons).toEqual(['insurance_lapsed', 'insurance_not_on_file']);
+  });
+
+  it('reports the federal hard stop and the broker review together when both apply', () => {
+    expect(decide(found(insurance({ bipd_on_file_usd: 500_000 })))).toMatchObject({
+      tier: 'blocked', reasons: ['insurance_below_federal_minimum', 'insurance_below_minimum'],
+    });
+  });
+
+  it('reads the hazmat amount of 387.9 from the rule set, never below $1M', () => {
+    const oilOnly: PublishedRuleSet = { ...RULESET, rules: { ...DEFAULT_RULE_SET, insurance: { ...DEFAULT_RULE_SET.insurance, federal_min_bipd_hazmat_usd: 1_000_000 } } };
+    expect(decide({ ...found({ hazmat: true, ...insurance({ bipd_on_file_usd: 1_000_000 }) }), ruleset: oilOnly })).toMatchObject({ eligible: true });
+    expect(decide({ ...found({ hazmat: true, ...insurance({ bipd_on_file_usd: 750_000 }) }), ruleset: oilOnly }).reasons)
+      .toEqual(['insurance_below_federal_minimum', 'insurance_below_minimum']);
+  });
+
+  it('takes no census fact as a sign by itself: own DOT as the prior one, interstate, agreeing statuses', () => {
+    expect(decide(found({ census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: '344554' } }))).toMatchObject({ eligible: true });
+    expect(decide(found({ census: { docket_status: null, carrier_operation: null, prior_revoke_dot: null } }))).toMatchObject({ eligible: true });
   });
 
   it('blocks a Conditional rating when the rule set says block', () => {

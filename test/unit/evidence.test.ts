@@ -60,6 +60,24 @@ const cases: Array<[Reason, DecisionInput, string, string | null, Record<string,
   ['insurance_not_on_file', found(insurance({ bipd_on_file_usd: 0 })), 'insurance', 'MC-123456', { bipd_on_file_usd: 0 }, { required_bipd_usd: 750_000 }],
   ['insurance_below_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 750_000, bipd_required_usd: 5_000_000 }) }), 'insurance', 'MC-123456',
     { bipd_on_file_usd: 750_000, bipd_required_by_fmcsa_usd: 5_000_000, hazmat: true }, { min_bipd_usd: 1_000_000, required_bipd_usd: 5_000_000 }],
+  // Every rule that follows a regulation cites it in its rule (docs/verdict-rules.md).
+  ['insurance_lapsed', found(insurance({ bipd_on_file_usd: 0, lapsed_on: daysAgo(1) })), 'insurance', 'MC-123456',
+    { bipd_in_force_usd: 0, lapsed_on: daysAgo(1) }, { regulation: '49 CFR 387.7', federal_min_bipd_usd: 750_000 }],
+  ['insurance_lapsed', found(insurance({ cancellation_effective_on: daysAgo(1), bipd_after_cancellation_usd: 0 })), 'insurance', 'MC-123456',
+    { bipd_in_force_usd: 0, bipd_on_file_usd: 1_000_000, cancellation_effective_on: daysAgo(1) }, { regulation: '49 CFR 387.7' }],
+  ['insurance_below_federal_minimum', found({ hazmat: true, ...insurance({ bipd_on_file_usd: 1_000_000, excess_not_counted_usd: 4_000_000 }) }),
+    'insurance', 'MC-123456', { bipd_in_force_usd: 1_000_000, hazmat: true, excess_not_counted_usd: 4_000_000 },
+    { regulation: '49 CFR 387.7, 49 CFR 387.9', federal_min_bipd_usd: 5_000_000, federal_min_bipd_hazmat_usd: 5_000_000 }],
+  ['authority_not_active', found(authority({ scope: 'household_goods' })), 'authority', 'MC-123456',
+    { authority_status: 'active', authority_scope: 'household_goods' }, { regulation: '49 U.S.C. 13901, 49 CFR 365' }],
+  ['authority_revoked', found(authority({ revoked_on: daysAgo(1) })), 'revocations', 'MC-123456', { revoked_effective_on: daysAgo(1) },
+    { regulation: '49 U.S.C. 13905, 49 CFR 365' }],
+  ['authority_records_disagree', found({ census: { docket_status: 'I', carrier_operation: 'A', prior_revoke_dot: null } }), 'census', '344554',
+    { census_docket_status: 'I', carrier_file_authority_status: 'active' }, { regulation: '49 U.S.C. 13901' }],
+  ['prior_revocation_link', found({ census: { docket_status: 'A', carrier_operation: 'A', prior_revoke_dot: '1234567' } }), 'census', '344554',
+    { prior_revoke_dot: '1234567', dot_number: '344554' }, { regulation: '49 U.S.C. 13905(a), 49 CFR 385.1005' }],
+  ['intrastate_only_census', found({ census: { docket_status: 'A', carrier_operation: 'C', prior_revoke_dot: null } }), 'census', '344554',
+    { carrier_operation: 'C', authority_status: 'active' }, { regulation: '49 CFR 390.201, 49 U.S.C. 13901' }],
   ['insurance_cancellation_pending', found(insurance({ cancellation_effective_on: daysAhead(10) })), 'insurance_history', 'MC-123456',
     { cancellation_effective_on: daysAhead(10) }, { cancellation_warning_days: 30 }],
   ['new_authority', found(authority({ granted_on: daysAgo(30) })), 'authority', 'MC-123456', { granted_on: daysAgo(30) }, { new_authority_min_days: 90 }],
@@ -90,7 +108,7 @@ describe('evidence per reason', () => {
       // Codes another module adds later still get an item (the generic fallback), tested below.
       if (!covered.has(code)) expect(decide(input()).evidence).toBeDefined();
     }
-    expect(covered.size).toBeGreaterThanOrEqual(22);
+    expect(covered.size).toBeGreaterThanOrEqual(27);
   });
 
   it('lists exactly the list entries behind a watch-list reason (not hits below the thresholds)', () => {

@@ -46,7 +46,8 @@ describe('time schedule', () => {
     });
     // new authority ages out on 2026-10-01 + 90 days = 2026-12-30; the cancellation enters its 30-day window on 2026-11-20.
     expect(new Date(nextChangeAt(record, DEFAULT_RULE_SET, now) as number).toISOString().slice(0, 10)).toBe('2026-11-20');
-    expect(new Date(nextChangeAt(record, DEFAULT_RULE_SET, Date.UTC(2026, 11, 16)) as number).toISOString().slice(0, 10)).toBe('2026-12-21');
+    // The cancellation takes effect on its day (2026-12-20): the policy leaves the insurance in force then.
+    expect(new Date(nextChangeAt(record, DEFAULT_RULE_SET, Date.UTC(2026, 11, 16)) as number).toISOString().slice(0, 10)).toBe('2026-12-20');
   });
   it('is null when time alone cannot change the verdict', () => {
     expect(nextChangeAt(cleanCarrier('1', { mcs150_date: null }), DEFAULT_RULE_SET, now)).toBe(null);

@@ -11,7 +11,7 @@ import { CliError, withContext } from '../context.js';
 import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 
 interface IngestCliOptions {
-  census: string; authority: string[]; insurance?: string; insuranceHistory?: string; revocations?: string[]; oos?: string;
+  census: string; authority: string[]; insurance?: string; insuranceHistory?: string; authorityHistory?: string; revocations?: string[]; oos?: string;
   ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; ofacAdd?: string; ofacConsAdd?: string; sam?: string; dnu?: string;
   asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean; accept?: string[];
 }
@@ -36,7 +36,8 @@ export function register(program: Command): void {
     .requiredOption('--census <file>', 'FMCSA Company Census File CSV (az4n-8mr2), with header')
     .requiredOption('--authority <file>', 'Motus Carrier dataset (headers) or legacy headerless 43-field L&I Carrier file; give it twice to read Motus and legacy side by side', collect)
     .option('--insurance <file>', 'Motus Insur, legacy Insur (9 fields) or legacy ActPendInsur (11 fields)')
-    .option('--insurance-history <file>', 'Motus or legacy InsHist (future BIPD cancellations)')
+    .option('--insurance-history <file>', 'Motus or legacy InsHist (BIPD cancellations: pending, and ones that took effect)')
+    .option('--authority-history <file>', 'legacy or Motus AuthHist: the grants and reinstatements that clear a revocation')
     .option('--revocations <file>', 'legacy Revocation or Motus RevokeSuspend; give it twice to read both side by side', collect)
     .option('--oos <file>', 'New Entrant Out-of-Service orders CSV (p2mt-9ige)')
     .option('--ofac-sdn <file>', 'OFAC sdn.csv')
@@ -63,7 +64,7 @@ export function register(program: Command): void {
       const sourceAsOf = parseAsOfSourceFlags(options.asOfSource ?? []);
       const files: IngestFiles = {
         census: options.census, authority: options.authority[0]!, secondAuthority: options.authority[1], insurance: options.insurance,
-        insuranceHistory: options.insuranceHistory, revocations: options.revocations?.[0], secondRevocations: options.revocations?.[1], oos: options.oos,
+        insuranceHistory: options.insuranceHistory, authorityHistory: options.authorityHistory, revocations: options.revocations?.[0], secondRevocations: options.revocations?.[1], oos: options.oos,
         ofacSdn: options.ofacSdn, ofacAlt: options.ofacAlt, ofacCons: options.ofacCons, ofacConsAlt: options.ofacConsAlt,
         ofacAdd: options.ofacAdd, ofacConsAdd: options.ofacConsAdd,
         sam: options.sam, dnu: options.dnu,

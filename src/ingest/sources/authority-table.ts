@@ -10,6 +10,30 @@ export interface AuthorityInfo {
   revocationFlagged: boolean;
   bipdRequiredUsd: number | null;
   bipdOnFileUsd: number | null;
+  /**
+   * What the docket's active carrier authority covers, as AUTHORITY_KIND bits (property, household goods,
+   * passengers): legacy Freight/HHG/Passenger flags; Motus the kinds of its active authorities (set by settleKinds).
+   */
+  covers: number;
+}
+
+/** Bits of AuthorityInfo.covers. Only property authority authorises general freight. */
+export const AUTHORITY_KIND = { property: 1, household_goods: 2, passenger: 4 } as const;
+
+/** An active authority that is not property authority: what it covers instead ('unknown' when the file says none). */
+export function authorityScope(info: Pick<AuthorityInfo, 'status' | 'covers'>): 'passenger' | 'household_goods' | 'unknown' | null {
+  if (info.status !== 'active' || (info.covers & AUTHORITY_KIND.property) !== 0) return null;
+  if ((info.covers & AUTHORITY_KIND.household_goods) !== 0) return 'household_goods';
+  if ((info.covers & AUTHORITY_KIND.passenger) !== 0) return 'passenger';
+  return 'unknown';
+}
+
+/** Two readings of one docket: property only when every reading that says active says property (fail closed). */
+export function mergedCovers(a: Pick<AuthorityInfo, 'status' | 'covers'>, b: Pick<AuthorityInfo, 'status' | 'covers'>): number {
+  const active = [a, b].filter((info) => info.status === 'active');
+  if (active.length === 0) return a.covers | b.covers;
+  const others = active.reduce((bits, info) => bits | (info.covers & ~AUTHORITY_KIND.property), 0);
+  return others | (active.every((info) => (info.covers & AUTHORITY_KIND.property) !== 0) ? AUTHORITY_KIND.property : 0);
 }
 
 const STATUSES: readonly AuthorityStatus[] = ['none', 'unknown', 'inactive', 'pending', 'active'];
@@ -31,6 +55,7 @@ export class AuthorityByMc {
   private onFile = new Float64Array(0);
   /** Motus: per authority kind (3 bits each: 0 unseen, else status rank + 1), the most restrictive status seen. */
   private kinds = new Int32Array(0);
+  private covers = new Uint8Array(0);
   private count = 0;
 
   constructor(private readonly index = new SlotIndex('mc')) {}
@@ -61,6 +86,7 @@ export class AuthorityByMc {
     return {
       dot: nullable(this.dot[slot]), status: STATUSES[this.status[slot] ?? 0] ?? 'none',
       revocationFlagged: this.flagged[slot] === 1, bipdRequiredUsd: nullable(this.required[slot]), bipdOnFileUsd: nullable(this.onFile[slot]),
+      covers: this.covers[slot] ?? 0,
     };
   }
 
@@ -74,6 +100,7 @@ export class AuthorityByMc {
     this.flagged[slot] = info.revocationFlagged ? 1 : 0;
     this.required[slot] = info.bipdRequiredUsd ?? NaN;
     this.onFile[slot] = info.bipdOnFileUsd ?? NaN;
+    this.covers[slot] = info.covers;
   }
 
   /**
@@ -92,18 +119,24 @@ export class AuthorityByMc {
     return seen !== 0 && seen !== rank;
   }
 
-  /** After a Motus file: a docket's carrier status is the best status among its authority kinds. */
-  settleKinds(): void {
+  /**
+   * After a Motus file: a docket's carrier status is the best status among its authority kinds, and what its active
+   * kinds cover (`coversOfKind`: AUTHORITY_KIND bits per kind index) says whether any is property authority.
+   */
+  settleKinds(coversOfKind: readonly number[] = []): void {
+    const active = STATUS_RANK.active + 1;
     for (let slot = 0; slot < this.kinds.length; slot++) {
       let packed = this.kinds[slot] ?? 0;
       if (packed === 0 || this.status[slot] === ABSENT) continue;
       let best = 0;
-      while (packed !== 0) {
+      let covers = 0;
+      for (let kind = 0; packed !== 0; kind++, packed >>>= 3) {
         const rank = packed & 7;
         if (rank > best) best = rank;
-        packed >>>= 3;
+        if (rank === active) covers |= coversOfKind[kind] ?? 0;
       }
       if (best - 1 > (this.status[slot] ?? 0)) this.status[slot] = best - 1;
+      this.covers[slot] = covers;
     }
   }
 
@@ -118,6 +151,7 @@ export class AuthorityByMc {
     this.flagged = grown(this.flagged, length);
     this.required = grown(this.required, length, NaN);
     this.onFile = grown(this.onFile, length, NaN);
+    this.covers = grown(this.covers, length);
     this.kinds = grown(this.kinds, length);
   }
 }

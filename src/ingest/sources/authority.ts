@@ -4,7 +4,7 @@
 import type { AuthorityStatus } from '../../core/carrier.js';
 import { readCsv, readCsvBatches } from '../csv.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
-import { AuthorityByMc, McsByDot, type AuthorityInfo } from './authority-table.js';
+import { AUTHORITY_KIND, AuthorityByMc, McsByDot, mergedCovers, type AuthorityInfo } from './authority-table.js';
 import { CODES } from '../coded-fields.js';
 import { readOrQuarantine } from '../quarantine.js';
 import { dotKey, mcKey, plausibleBipd, SourceStats, toUsd, type LoadContext } from './common.js';
@@ -28,15 +28,26 @@ export const LEGACY_CARRIER_FIELDS = [
 ] as const;
 const LEGACY_FIELD_COUNT = 43;
 
-/** Motus OP_AUTH_TYPE → whether it is for-hire carrier authority. Unknown types warn and do not count. */
-export const MOTUS_AUTH_TYPES: ReadonlyArray<[RegExp, boolean]> = [
-  [/^motor carrier of property/i, true],
-  [/^motor carrier of household goods/i, true],
-  [/^(common|contract)( carrier)?/i, true],
-  [/^motor carrier of passengers/i, false],
-  [/^broker/i, false],
-  [/^freight forwarder/i, false],
+/**
+ * Motus OP_AUTH_TYPE → whether it is for-hire carrier authority, and what it covers (AUTHORITY_KIND bits). Unknown
+ * types warn and do not count. Only property authority authorises general freight: household-goods authority is
+ * carrier authority whose scope is not property (authority_not_active when it is the only one active).
+ */
+export const MOTUS_AUTH_TYPES: ReadonlyArray<[RegExp, boolean, number]> = [
+  [/^motor carrier of property/i, true, AUTHORITY_KIND.property],
+  [/^motor carrier of household goods/i, true, AUTHORITY_KIND.household_goods],
+  [/^(common|contract)( carrier)?/i, true, AUTHORITY_KIND.property],
+  [/^motor carrier of passengers/i, false, AUTHORITY_KIND.passenger],
+  [/^broker/i, false, 0],
+  [/^freight forwarder/i, false, 0],
 ];
+const MOTUS_COVERS = MOTUS_AUTH_TYPES.map(([, , covers]) => covers);
+
+/** Legacy Freight / Household Goods / Passenger flags (PROPERTY_CHK, HHG_CHK, PASSENGER_CHK) → AUTHORITY_KIND bits. */
+export function legacyCovers(property: string, householdGoods: string, passenger: string): number {
+  return (property === 'Y' ? AUTHORITY_KIND.property : 0) | (householdGoods === 'Y' ? AUTHORITY_KIND.household_goods : 0)
+    | (passenger === 'Y' ? AUTHORITY_KIND.passenger : 0);
+}
 
 /** Motus OP_AUTH_STATUS → our status. Withdrawn = an application given up, i.e. no live authority. */
 export const MOTUS_AUTH_STATUS: Readonly<Record<string, AuthorityStatus>> = {
@@ -80,7 +91,7 @@ export async function loadAuthority(file: string, context: LoadContext, stats = 
         () => ({ mc: mcKey(fields.text('DOCKET_NUMBER')) }));
     }
   }
-  table.byMc.settleKinds();
+  table.byMc.settleKinds(MOTUS_COVERS);
   if (duplicates.conflicting > 0) {
     context.warn(`${file}: ${duplicates.conflicting} docket(s) listed more than once with different facts (e.g. ${duplicates.examples.join(', ')}); the most restrictive reading was kept`);
   }
@@ -117,6 +128,7 @@ function addLegacyRow(table: AuthorityTable, fields: RowReader, context: LoadCon
     revocationFlagged: fields.text('COMMON_REV_PEND') === 'Y' || fields.text('CONTRACT_REV_PEND') === 'Y',
     bipdRequiredUsd: plausibleBipd(fields, 'MIN_COV_AMOUNT', toUsd(fields.amount('MIN_COV_AMOUNT'), 'thousands'), context),
     bipdOnFileUsd: plausibleBipd(fields, 'BIPD_FILE', toUsd(fields.amount('BIPD_FILE'), 'thousands'), context),
+    covers: legacyCovers(fields.text('PROPERTY_CHK').toUpperCase(), fields.text('HHG_CHK').toUpperCase(), fields.text('PASSENGER_CHK').toUpperCase()),
   };
   const earlier = table.byMc.get(mc);
   if (earlier) {
@@ -132,7 +144,7 @@ function addLegacyRow(table: AuthorityTable, fields: RowReader, context: LoadCon
 
 function sameInfo(a: AuthorityInfo, b: AuthorityInfo): boolean {
   return a.dot === b.dot && a.status === b.status && a.revocationFlagged === b.revocationFlagged
-    && a.bipdRequiredUsd === b.bipdRequiredUsd && a.bipdOnFileUsd === b.bipdOnFileUsd;
+    && a.bipdRequiredUsd === b.bipdRequiredUsd && a.bipdOnFileUsd === b.bipdOnFileUsd && a.covers === b.covers;
 }
 
 /** Two readings of one docket → the more restrictive status, the flag if either has it, less on file, more required. */
@@ -143,6 +155,7 @@ export function restrictive(ours: AuthorityInfo, theirs: AuthorityInfo): Authori
   return {
     dot: ours.dot ?? theirs.dot, status, revocationFlagged: ours.revocationFlagged || theirs.revocationFlagged,
     bipdRequiredUsd: higher(ours.bipdRequiredUsd, theirs.bipdRequiredUsd), bipdOnFileUsd: lower(ours.bipdOnFileUsd, theirs.bipdOnFileUsd),
+    covers: mergedCovers(ours, theirs),
   };
 }
 
@@ -162,6 +175,7 @@ function addMotusRow(table: AuthorityTable, fields: RowReader, context: LoadCont
     dot: dotKey(fields.text('USDOT_NUMBER')), status: 'none', revocationFlagged: false,
     bipdRequiredUsd: plausibleBipd(fields, 'MIN_COV_AMOUNT', toUsd(fields.amount('MIN_COV_AMOUNT'), context.insuranceUnits), context),
     bipdOnFileUsd: plausibleBipd(fields, 'BIPD_FILE', toUsd(fields.amount('BIPD_FILE'), context.insuranceUnits), context),
+    covers: 0,
   };
   const earlier = table.byMc.get(mc);
   if (!earlier) remember(table, mc, info);
@@ -210,6 +224,8 @@ export function mergeAuthority(first: AuthorityTable, second: AuthorityTable, wa
     first.byMc.set(mc, {
       dot: ours.dot ?? theirs.dot, status, revocationFlagged: ours.revocationFlagged || theirs.revocationFlagged,
       bipdRequiredUsd: higher(ours.bipdRequiredUsd, theirs.bipdRequiredUsd), bipdOnFileUsd: lower(ours.bipdOnFileUsd, theirs.bipdOnFileUsd),
+      // Property authority only when every file that says the docket is active says property (fail closed).
+      covers: mergedCovers(ours, theirs),
     });
     if (theirs.dot !== null && theirs.dot !== ours.dot) first.mcsByDot.add(theirs.dot, mc);
   }

@@ -19,6 +19,12 @@ export interface CensusRow {
   hazmat: boolean;
   /** MC dockets from DOCKET1..3 (FF/MX dropped). */
   mcs: number[];
+  /** DOCKETn_STATUS_CODE of each docket in `mcs` (same order), null when blank. */
+  mcStatuses: Array<string | null>;
+  /** CARRIER_OPERATION (A interstate, B intrastate hazmat, C intrastate non-hazmat), null when blank. */
+  operation: string | null;
+  /** The previously revoked DOT the record links to ('' when PRIOR_REVOKE_FLAG is Y without one), else null. */
+  priorRevokeDot: string | null;
   /** Physical address (PHY_CITY/STATE/ZIP/COUNTRY when the file has them): watchlist matching evidence, not stored. */
   place: { country: string; state: string; city: string; zip: string } | null;
   /** Fields of this row that could not be read (an unknown code): the carrier answers fail-closed. */
@@ -29,8 +35,9 @@ export interface CensusRow {
 
 /** Every column a rule reads: a census without one of them would switch that rule off silently. */
 export const CENSUS_REQUIRED = ['DOT_NUMBER', 'LEGAL_NAME', 'DBA_NAME', 'STATUS_CODE', 'MCS150_DATE', 'ADD_DATE', 'SAFETY_RATING',
-  'HM_IND', 'DOCKET1PREFIX', 'DOCKET1', 'DOCKET2PREFIX', 'DOCKET2', 'DOCKET3PREFIX', 'DOCKET3'] as const;
-const DOCKETS = [1, 2, 3].map((n) => ({ prefix: `DOCKET${n}PREFIX`, number: `DOCKET${n}` }));
+  'HM_IND', 'DOCKET1PREFIX', 'DOCKET1', 'DOCKET2PREFIX', 'DOCKET2', 'DOCKET3PREFIX', 'DOCKET3', 'CARRIER_OPERATION',
+  'PRIOR_REVOKE_FLAG', 'PRIOR_REVOKE_DOT_NUMBER', 'DOCKET1_STATUS_CODE', 'DOCKET2_STATUS_CODE', 'DOCKET3_STATUS_CODE'] as const;
+const DOCKETS = [1, 2, 3].map((n) => ({ prefix: `DOCKET${n}PREFIX`, number: `DOCKET${n}`, status: `DOCKET${n}_STATUS_CODE` }));
 
 export async function* readCensus(file: string, context: LoadContext, stats: SourceStats): AsyncGenerator<CensusRow> {
   let header: HeaderMap | null = null;
@@ -76,14 +83,26 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: nu
   // A hazmat flag that says neither Y nor N is read as hazmat: the higher insurance floor applies (fail closed).
   const hazmat = coded.note('census.HM_IND', hazmatCode, CODES.censusHazmat) === 'known' ? hazmatCode === 'Y' : true;
   const mcs: number[] = [];
+  const mcStatuses: Array<string | null> = [];
   for (const docket of DOCKETS) {
     const prefix = fields.text(docket.prefix).toUpperCase();
     const number = fields.text(docket.number);
     if (prefix !== 'MC' || number === '') continue;
     const mc = mcKey(`MC${number}`);
     if (mc === null) throw new IngestError(file, row, docket.number, `not a docket number: "${number}"`);
-    if (!mcs.includes(mc)) mcs.push(mc);
+    if (mcs.includes(mc)) continue;
+    mcs.push(mc);
+    // Stored as read: anything but A against an active Carrier file is a disagreement (a review, fail closed).
+    const docketStatus = fields.text(docket.status).toUpperCase();
+    coded.note('census.DOCKET_STATUS_CODE', docketStatus, CODES.censusDocketStatus);
+    mcStatuses.push(docketStatus || null);
   }
+  const operation = fields.text('CARRIER_OPERATION').toUpperCase();
+  coded.note('census.CARRIER_OPERATION', operation, CODES.censusOperation);
+  // A prior-revocation link: the flag, or a linked DOT (the flag alone still says one exists).
+  const priorDot = fields.text('PRIOR_REVOKE_DOT_NUMBER');
+  const priorRevokeDot = priorDot !== '' && dotKey(priorDot) !== null ? String(dotKey(priorDot))
+    : fields.text('PRIOR_REVOKE_FLAG').toUpperCase() === 'Y' ? '' : null;
   return {
     row, dot, legalName,
     dbaName: fields.text('DBA_NAME') || null,
@@ -92,7 +111,9 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: nu
     addDate: fields.pastDate('ADD_DATE', nowMs),
     safetyRating: rating || null,
     hazmat,
-    mcs,
+    mcs, mcStatuses,
+    operation: operation || null,
+    priorRevokeDot,
     place: header.has('PHY_STATE')
       ? { country: fields.text('PHY_COUNTRY'), state: fields.text('PHY_STATE'), city: fields.text('PHY_CITY'), zip: fields.text('PHY_ZIP') }
       : null,
