@@ -220,7 +220,8 @@ describe('class 3: conflicting duplicate rows resolve to the most restrictive re
   it('a Carrier-file docket listed twice (inactive, then active): inactive', async () => {
     const keys = freshKeys();
     const report = await ingest(keys, { authority: files.carrierDup }, { force: true });
-    expect(await reasonsOf(keys, '100002')).toEqual(['authority_not_active']);
+    // The census still says the docket is active: the two FMCSA records disagree (a review beside the hard stop).
+    expect(await reasonsOf(keys, '100002')).toEqual(['authority_not_active', 'authority_records_disagree']);
     expect(report.warnings).toContain(`${files.carrierDup}: 1 docket(s) listed more than once with different facts (e.g. MC100002); the most restrictive reading was kept`);
   });
   it('a do-not-use MC listed twice (permanent, then an expired temporary ban): the permanent ban holds', async () => {
