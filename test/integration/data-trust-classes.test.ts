@@ -203,8 +203,9 @@ describe('class 2: a coded field blanked or recoded for every row is refused by 
   });
   it('every SAFETY_RATING blank (unrated carriers were 53%)', async () => void await refused({ census: files.ratingBlank }, () =>
     `${files.ratingBlank}: blank:census.SAFETY_RATING: 53.0% → 100.0%, limit ≤ 58.0%; check the file or accept this change with --accept blank:census.SAFETY_RATING`));
+  // Blank reads as hazmat (fail closed), so every carrier under the $5M hazmat amount of 49 CFR 387.9 also moves.
   it('every HM_Ind blank', async () => void await refused({ census: files.hazmatBlank }, () =>
-    `${files.hazmatBlank}: blank:census.HM_IND: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.HM_IND (and 2 more guard(s); see the table)`));
+    `${files.hazmatBlank}: blank:census.HM_IND: 0.0% → 100.0%, limit ≤ 5.0%; check the file or accept this change with --accept blank:census.HM_IND (and 3 more guard(s); see the table)`));
   it('OOS STATUS recoded (A for ACTIVE): unknown codes are counted, the orders stay in force, the file is refused', async () => void await refused({ oos: files.oosRecoded }, () =>
     `${files.oosRecoded}: unknown:oos.STATUS: 0.0% → 100.0% ("A"), limit ≤ 1.0%; check the file or accept this change with --accept unknown:oos.STATUS`));
 });
