@@ -119,6 +119,8 @@ export const configSchema = z.object({
     .describe('A webhook delivery is retried (exponential backoff with jitter) for this long before it is given up'),
   WEBHOOK_RETRY_BASE_MS: int(10, 600_000).default(5000).describe('First webhook retry delay; doubles per attempt (capped at 1 h)'),
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000).describe('A webhook POST that takes longer counts as a failed attempt'),
+  INGEST_LOCK_TTL_MS: int(1000, 600_000).default(30_000)
+    .describe('TTL of the ingest lock (renewed every third of it); an ingest paused longer loses the lock and its fencing token, and publishes nothing'),
   INGEST_MAX_BIPD_USD: int(1_000_000, 1_000_000_000).default(50_000_000)
     .describe('A BIPD amount above this (US dollars) refuses its file: no real policy is that large, a file in the wrong units is (docs/ingest.md)'),
   INGEST_MAX_UNKNOWN_SHARE: z.coerce.number().min(0).max(1).default(0.01)

@@ -62,6 +62,8 @@ export interface IngestOptions {
   rules?: RuleSet;
   /** Limits of the plausibility, quarantine and change guards (config: INGEST_*). */
   limits?: Partial<IngestLimits>;
+  /** TTL of the ingest lock (refreshed every third of it while the ingest runs; default 30 s). */
+  lockTtlMs?: number;
   /** Change guards the operator accepts for this ingest, by name (`--accept GUARD`). */
   accept?: readonly string[];
 }
@@ -145,7 +147,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.limits };
   const coded = new CodedFields();
   const quarantine = new Quarantine();
-  const release = await acquireIngestLock(redis, keys);
+  const release = await acquireIngestLock(redis, keys, options.lockTtlMs);
   const version = newSnapshotVersion(nowMs);
   const writer = new SnapshotWriter(redis, keys, version);
   let begun = false;
@@ -222,7 +224,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       quarantined_rows: quarantine.rows.length,
       verdicts,
     };
-    const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer());
+    const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer(), release.token);
     removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
     return {
       version, previous, meta: { ...meta, version },

@@ -29,9 +29,11 @@ const SOURCES = {
   decisionEvict: { file: 'decision-evict.lua', keys: 1 },
   decisionArchiverLock: { file: 'decision-archiver-lock.lua', keys: 1 },
   policyPublish: { file: 'policy-publish.lua', keys: 3 },
+  snapshotFlip: { file: 'snapshot-flip.lua', keys: 7 },
+  ingestLock: { file: 'ingest-lock.lua', keys: 2 },
 } as const;
 
-type Arg = string | number;
+type Arg = string | number | Buffer;
 
 // The commands defineCommand adds, declared on ioredis' command interface (its documented way to type custom
 // commands), so the clients carry them without a cast. Each takes its keys, then its arguments.
@@ -53,6 +55,8 @@ declare module 'ioredis' {
     decisionEvict(...args: Arg[]): Result<unknown, Context>;
     decisionArchiverLock(...args: Arg[]): Result<unknown, Context>;
     policyPublish(...args: Arg[]): Result<unknown, Context>;
+    snapshotFlip(...args: Arg[]): Result<unknown, Context>;
+    ingestLock(...args: Arg[]): Result<unknown, Context>;
   }
 }
 
@@ -81,6 +85,7 @@ function raw(client: RedisClient, name: ScriptName): (...args: Arg[]) => Promise
 
 const int = z.coerce.number().int();
 const drawReply = z.tuple([int, int, int, int]);
+const flipReply = z.tuple([int, z.string()]);
 const claimReply = z.tuple([int, z.string()]);
 const beginReply = z.array(z.string().nullable());
 // Lua truncates a table at a nil, so { 0, <missing status> } arrives as [0].
@@ -176,6 +181,28 @@ export const luaScripts = {
   /** batch-heartbeat.lua: true while this consumer still owns the entry. */
   async batchHeartbeat(client: RedisClient, stream: string, group: string, consumer: string, entryId: string): Promise<boolean> {
     return int.parse(await raw(client, 'batchHeartbeat')(stream, group, consumer, entryId)) === 1;
+  },
+
+  /** ingest-lock.lua: the lock and a new fencing token in one step; null when the lock is held (not `take`). */
+  async ingestLock(client: RedisClient, keys: { lock: string; fence: string }, value: string, ttlMs: number, take: boolean): Promise<string | null> {
+    const token = int.parse(await raw(client, 'ingestLock')(keys.lock, keys.fence, value, ttlMs, take ? 'take' : 'free'));
+    return token === 0 ? null : String(token);
+  },
+
+  /**
+   * snapshot-flip.lua: makes `version` current when `token` is still the ingest fence's value; otherwise publishes
+   * nothing and returns the fence's current value.
+   */
+  async snapshotFlip(
+    client: RedisClient,
+    keys: { fence: string; current: string; meta: string; versions: string; retired: string; deploymentMark: string; notEligible: string },
+    args: { token: string; version: string; meta: string; retireAtMs: number; deploymentMark: string; notEligible: Buffer | null },
+  ): Promise<{ published: true; previous: string | null } | { published: false; fence: string }> {
+    const reply = flipReply.parse(await raw(client, 'snapshotFlip')(
+      keys.fence, keys.current, keys.meta, keys.versions, keys.retired, keys.deploymentMark, keys.notEligible,
+      args.token, args.version, args.meta, args.retireAtMs, args.deploymentMark, args.notEligible ?? '',
+    ));
+    return reply[0] === 1 ? { published: true, previous: reply[1] || null } : { published: false, fence: reply[1] };
   },
 
   /** lease-renew.lua: extends the lease by `leaseMs` when `token` still holds it; false when it does not. */

@@ -45,6 +45,8 @@ export function redisKeys(prefix: string) {
     snapshotRetired: ctl('snapshot:versions:retired'),
     /** String {pid, host, at}: one ingest at a time. */
     ingestLock: ctl('snapshot:versions:lock'),
+    /** Counter: the ingest fencing token, INCR'd by every lock acquisition; the flip checks it (snapshot-flip.lua). */
+    ingestFence: ctl('snapshot:versions:fence'),
     /** Counter for rule set versions. */
     rulesetSeq: ctl('ruleset:seq'),
     /** String: current rule set version. */

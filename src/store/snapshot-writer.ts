@@ -13,7 +13,8 @@
 import { hostname } from 'node:os';
 import type { RedisClient } from '../redis/connection.js';
 import { sendKeyed, type KeyedCommand } from '../redis/keyed-batch.js';
-import { withDeploymentMark } from './deployment-mark.js';
+import { luaScripts } from '../redis/scripts.js';
+import { deploymentMarkValue, withDeploymentMark } from './deployment-mark.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
@@ -70,19 +71,36 @@ export class SnapshotWriter {
     while (this.inFlight.length > 0) await this.inFlight.shift();
   }
 
-  /** Writes the meta and makes this version current; returns the version it replaced (now retired). */
-  async commit(meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS, notEligible?: Buffer): Promise<string | null> {
+  /**
+   * Writes the meta and makes this version current, only while `fence` (the ingest lock's token) is still current;
+   * returns the version it replaced (now retired). A stale token publishes nothing and throws FencedOutError.
+   */
+  async commit(
+    meta: Omit<SnapshotMeta, 'version'>, nowMs = Date.now(), graceMs = RETIRE_GRACE_MS, notEligible?: Buffer, fence?: string,
+  ): Promise<string | null> {
     await this.flush();
     await this.settle();
     const full: SnapshotMeta = { ...meta, version: this.version };
+    if (fence !== undefined) {
+      const result = await luaScripts.snapshotFlip(this.redis, {
+        fence: this.keys.ingestFence, current: this.keys.snapshotCurrent, meta: this.keys.snapshotMeta(this.version),
+        versions: this.keys.snapshotVersions, retired: this.keys.snapshotRetired, deploymentMark: this.keys.deploymentMark,
+        notEligible: this.keys.snapshotNotEligible(this.version),
+      }, {
+        token: fence, version: this.version, meta: JSON.stringify(full), retireAtMs: nowMs + graceMs,
+        deploymentMark: deploymentMarkValue('ingest', nowMs), notEligible: notEligible ?? null,
+      });
+      if (!result.published) throw new FencedOutError(fence, result.fence);
+      return result.previous;
+    }
     const previous = await this.redis.get(this.keys.snapshotCurrent);
     // One slot ({ctl}): meta, pointer, version sets and the deployment mark change together or not at all.
     const transaction = withDeploymentMark(this.redis.multi(), this.keys, 'ingest')
       .set(this.keys.snapshotMeta(this.version), JSON.stringify(full))
       .set(this.keys.snapshotCurrent, this.version)
       .zrem(this.keys.snapshotVersions, this.version);
-    if (notEligible) transaction.set(this.keys.snapshotNotEligible(this.version), notEligible);
     if (previous && previous !== this.version) transaction.zadd(this.keys.snapshotRetired, nowMs + graceMs, previous);
+    if (notEligible) transaction.set(this.keys.snapshotNotEligible(this.version), notEligible);
     const results = await transaction.exec();
     const failure = results?.find(([error]) => error);
     if (!results || failure?.[0]) throw failure?.[0] ?? new Error('snapshot commit transaction aborted');
@@ -139,7 +157,18 @@ export async function cleanupSnapshots(
 
 export class IngestLockedError extends Error {}
 
+/** The ingest lost its lock while it ran (paused past the TTL, another ingest took over): nothing was published. */
+export class FencedOutError extends Error {
+  constructor(readonly token: string, readonly current: string) {
+    super(`this ingest lost its lock while it ran (fencing token ${token}, now ${current || 'none'}: another ingest took over); nothing was published`);
+    this.name = 'FencedOutError';
+  }
+}
+
 interface LockHolder { pid: number; host: string; at: number }
+
+/** The lock's release function, carrying the fencing token the flip must present. */
+export type IngestLock = (() => Promise<void>) & { token: string };
 
 function alive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true;
@@ -155,21 +184,25 @@ function alive(holder: LockHolder): boolean {
  * One ingest at a time. The lock expires on its own (TTL, refreshed while held); a holder on this host whose
  * process is gone (SIGKILL) is taken over at once, so the next ingest does not wait out the TTL.
  */
-export async function acquireIngestLock(redis: RedisClient, keys: RedisKeys, ttlMs = 30_000): Promise<() => Promise<void>> {
+export async function acquireIngestLock(redis: RedisClient, keys: RedisKeys, ttlMs = 30_000): Promise<IngestLock> {
   const key = keys.ingestLock;
   const value = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() } satisfies LockHolder);
-  if ((await redis.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK') {
+  const lock = { lock: key, fence: keys.ingestFence };
+  let token = await luaScripts.ingestLock(redis, lock, value, ttlMs, false);
+  if (token === null) {
     const raw = await redis.get(key);
     const holder = raw ? (JSON.parse(raw) as LockHolder) : null;
     if (holder && alive(holder)) throw new IngestLockedError(`another ingest is running (pid ${holder.pid} on ${holder.host})`);
-    await redis.set(key, value, 'PX', ttlMs);
+    token = await luaScripts.ingestLock(redis, lock, value, ttlMs, true);
   }
-  const timer = setInterval(() => void redis.pexpire(key, ttlMs).catch(() => undefined), ttlMs / 3);
+  const fence = token ?? '';
+  // Renewed only while it is still ours: a holder that was paused past the TTL never extends its successor's lock.
+  const timer = setInterval(() => void luaScripts.leaseRenew(redis, key, value, ttlMs).catch(() => undefined), ttlMs / 3);
   timer.unref();
-  return async () => {
+  return Object.assign(async () => {
     clearInterval(timer);
-    if ((await redis.get(key)) === value) await redis.del(key);
-  };
+    await luaScripts.leaseRelease(redis, key, value).catch(() => undefined);
+  }, { token: fence });
 }
 
 /**

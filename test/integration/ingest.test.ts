@@ -149,6 +149,38 @@ describe('safe by construction', () => {
     expect(await redis.exists(keys.snapshotMeta(first.version))).toBe(0);
   });
 
+  it('an ingest stopped (SIGSTOP) past its lock TTL, while another ingest publishes, never publishes (fencing token)', async () => {
+    const { prefix, keys } = freshKeys();
+    const files = await writeSyntheticFiles(join(dir, 'stop'), 20_000);
+    const same = { files: { census: files.census, authority: files.authority }, sourceAsOf: { authority: new Date().toISOString().slice(0, 10) }, force: true };
+    await runIngest(redis, keys, same);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'ingest', '--census', files.census,
+      '--authority', files.authority, '--as-of-source', `authority=${same.sourceAsOf.authority}`, '--force'],
+    { env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, INGEST_LOCK_TTL_MS: '1000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let writing: string | undefined;
+    for (let i = 0; i < 1500 && !writing; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      writing = (await redis.zrange(keys.snapshotVersions, 0, -1))[0];
+      if (writing && (await keysUnder(`${prefix}snapshot:${writing}:c:`)).length === 0) writing = undefined;
+    }
+    expect(writing).toBeDefined();
+    child.kill('SIGSTOP');
+    // Past the TTL: the lock lapses; another ingest takes it (a new fencing token), publishes and sweeps the orphan.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await redis.get(keys.ingestLock)).toBeNull();
+    const second = await runIngest(redis, keys, same);
+    child.kill('SIGCONT');
+    expect(await exited).not.toBe(0);
+    expect(stderr).toMatch(/ingest aborted, current snapshot unchanged: this ingest lost its lock while it ran \(fencing token \d+, now \d+: another ingest took over\); nothing was published/);
+    expect(await redis.get(keys.snapshotCurrent)).toBe(second.version);
+    expect(await keysUnder(`${prefix}snapshot:${writing!}:`)).toEqual([]);
+    expect(await redis.hlen(keys.carrierBucket(second.version, 0))).toBeGreaterThan(0);
+    expect(second.carriers).toBeGreaterThan(19_000);
+  });
+
   it('a SIGKILLed ingest leaves the previous snapshot serving; the next ingest removes the orphan', async () => {
     const { prefix, keys } = freshKeys();
     const first = await seedSample(redis, keys, { quiet: true });

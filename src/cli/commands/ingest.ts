@@ -6,7 +6,7 @@ import { consoleProgress } from '../../ingest/progress.js';
 import { formatIngestReport } from '../../ingest/report-table.js';
 import { runIngest, type IngestFiles } from '../../ingest/run.js';
 import type { AmountUnits } from '../../ingest/sources/common.js';
-import { IngestLockedError } from '../../store/snapshot-writer.js';
+import { FencedOutError, IngestLockedError } from '../../store/snapshot-writer.js';
 import { CliError, withContext } from '../context.js';
 import { retiredSnapshotGraceMs } from '../../store/snapshot-writer.js';
 
@@ -77,7 +77,7 @@ export function register(program: Command): void {
             // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config),
-            accept: options.accept ?? [],
+            accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
             limits: {
               maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
               maxBlankRise: config.INGEST_MAX_BLANK_RISE, maxQuarantineShare: config.INGEST_MAX_QUARANTINE_SHARE,
@@ -87,7 +87,7 @@ export function register(program: Command): void {
           process.stdout.write(`${formatIngestReport(report)}\n`);
         } catch (error) {
           if (error instanceof GuardRefusal) process.stderr.write(`${formatGuardTable(error.rows)}\n`);
-          if (error instanceof IngestError || error instanceof IngestLockedError) throw new CliError(`ingest aborted, current snapshot unchanged: ${error.message}`);
+          if (error instanceof IngestError || error instanceof IngestLockedError || error instanceof FencedOutError) throw new CliError(`ingest aborted, current snapshot unchanged: ${error.message}`);
           throw error;
         }
       });
