@@ -545,6 +545,36 @@ const document = {
         responses: { 200: { description: 'Key identity', content: { 'application/json': { schema: { type: 'object', required: ['key_id', 'scopes', 'actor'], properties: { key_id: { type: 'string' }, scopes: { type: 'array', items: { type: 'string' } }, actor: { type: ['string', 'null'] }, label: { type: 'string' }, expires_at: { type: ['string', 'null'] } } } } } }, ...statuses(401, 503) },
       },
     },
+    '/v1/carriers/{mc}/history': {
+      parameters: [{ name: 'mc', in: 'path', required: true, schema: { type: 'string' }, description: 'MC number (MC123456 or 123456)' }],
+      get: {
+        summary: 'Identity changes (names, phone, email, addresses, officers) recorded between census ingests, oldest first; scope eligibility',
+        security: [{ apiKey: [] }],
+        responses: {
+          200: {
+            description: 'The recorded changes of each DOT record the MC names in the serving snapshot',
+            content: { 'application/json': { schema: {
+              type: 'object', required: ['mc_number', 'carriers'],
+              properties: {
+                mc_number: { type: 'string' },
+                carriers: { type: 'array', items: { type: 'object', required: ['dot_number', 'changes'], properties: {
+                  dot_number: { type: 'string' },
+                  changes: { type: 'array', items: { type: 'object', required: ['field', 'kind', 'old', 'new', 'snapshot', 'seen_on'], properties: {
+                    field: { type: 'string', enum: ['legal_name', 'dba_name', 'phone', 'cell_phone', 'email', 'physical_address', 'mailing_address', 'officers'] },
+                    kind: { type: 'string', enum: ['name', 'contact', 'address', 'officers'] },
+                    old: { type: ['string', 'null'], description: 'Normalised value before; null when only its fingerprint was kept' },
+                    new: { type: 'string', description: 'Normalised value after (empty: the field became blank)' },
+                    snapshot: { type: 'string', description: 'Snapshot version whose ingest first saw the change' },
+                    seen_on: { type: 'string', format: 'date', description: "The census file's own as-of date" },
+                  } } },
+                } } },
+              },
+            } } },
+          },
+          ...statuses(400, 401, 403, 404, 429, 503),
+        },
+      },
+    },
     '/v1/health': {
       get: {
         summary: 'Service and data-freshness health (always 200 while running; no key: probes call it)',
@@ -607,6 +637,7 @@ const OPERATION_IDS: Record<string, string> = {
   'get /v1/decisions': 'findDecisions',
   'get /v1/decisions/{id}': 'getDecision',
   'get /v1/health': 'getHealth',
+  'get /v1/carriers/{mc}/history': 'getCarrierHistory',
   'post /v1/batch': 'submitBatch',
   'get /v1/batch/{id}': 'getBatch',
   'delete /v1/batch/{id}': 'cancelBatch',

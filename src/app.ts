@@ -12,6 +12,7 @@ import { eligibilityRoute, EligibilityService } from './eligibility/index.js';
 import {
   archiveReader, DecisionLookup, decisionSearchRoute, decisionsRoute, DecisionReader, DecisionRecorder, startDecisionArchiver,
 } from './decisions/index.js';
+import { historyRoute, identityKeys } from './identity/index.js';
 import { healthRoute } from './http/handlers/health.js';
 import { openapiRoute } from './http/handlers/openapi.js';
 import { metricsRoute } from './http/handlers/metrics.js';
@@ -111,6 +112,7 @@ export function apiRoutes(parts: AppParts): Route[] {
     metricsRoute(parts.metrics),
     decisionsRoute({ gate: parts.gate, decisions: parts.lookup, log: parts.log }),
     decisionSearchRoute({ gate: parts.gate, decisions: parts.lookup, log: parts.log }),
+    historyRoute({ gate: parts.gate, redis: parts.redis, keys: parts.keys, identityKeys: identityKeys(parts.config.REDIS_PREFIX), log: parts.log }),
     ...batchApiRoutes(parts),
     ...monitoringApiRoutes(parts),
     meRoute(parts.gate),

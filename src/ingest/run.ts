@@ -33,6 +33,7 @@ import { DEFAULT_MAX_BIPD_USD } from './sources/common.js';
 import { loadAuthorityNames } from './sources/authority.js';
 import { mergeCensusRows, readCensus, type CensusRow } from './sources/census.js';
 import { NumberBitmap } from './dot-bitmap.js';
+import type { IdentityObservation, IdentitySink } from './identity-sink.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
 
@@ -66,6 +67,8 @@ export interface IngestOptions {
   lockTtlMs?: number;
   /** Change guards the operator accepts for this ingest, by name (`--accept GUARD`). */
   accept?: readonly string[];
+  /** Identity history (src/identity): sees every census carrier, records changes after the flip. */
+  identity?: IdentitySink;
 }
 
 export interface IngestLimits extends ChangeLimits, VerdictLimits {
@@ -97,6 +100,8 @@ export interface IngestReport {
   quarantined: QuarantinedRow[];
   /** Carriers that move from blocked or review to eligible against the serving snapshot, with what they were (first 1,000). */
   newlyEligible: { count: number; carriers: Unblocked[] };
+  /** Identity changes recorded (with IngestOptions.identity). */
+  identity?: { changes: number; carriers: number };
 }
 
 /** Lets listpack hashes hold our compact records; ignored where CONFIG is disabled (managed Redis). */
@@ -226,7 +231,11 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     };
     const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer(), release.token);
     removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
+    const identity = options.identity
+      ? await options.identity.commit({ version, asOf: (sources.census.as_of ?? meta.data_as_of).slice(0, 10) })
+      : undefined;
     return {
+      ...(identity ? { identity } : {}),
       version, previous, meta: { ...meta, version },
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],
       fileRecords: [...loaded.files, censusFile],
@@ -241,6 +250,9 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     await release().catch(() => undefined);
   }
 }
+
+/** Census rows handed on together (one identity round trip each). */
+const CHUNK_ROWS = 512;
 
 interface WriteCounts {
   /** Authority dockets no census row covered (built as usdot_inactive). */
@@ -354,13 +366,25 @@ async function writeCarriers(
   // A DOT met twice is set aside and resolved after the pass (most restrictive reading of all its rows).
   const seenDots = new NumberBitmap();
   const duplicated = new Set<number>();
+  // Rows go out in chunks so the identity history compares a chunk's carriers in one round trip.
+  let chunk: CensusRow[] = [];
+  const flush = async () => {
+    const rows = chunk;
+    chunk = [];
+    if (options.identity) await options.identity.observe(rows.map((row): IdentityObservation => ({ dot: row.dot, identity: row.identity })));
+    for (const row of rows) {
+      const mcs = new Set(row.mcs);
+      for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
+      if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
+      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName });
+    }
+  };
   for await (const row of readCensus(options.files.census, context, stats)) {
     if (seenDots.testAndSet(row.dot)) { duplicated.add(row.dot); continue; }
-    const mcs = new Set(row.mcs);
-    for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
-    if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
-    for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName });
+    chunk.push(row);
+    if (chunk.length >= CHUNK_ROWS) await flush();
   }
+  await flush();
   bar.done(stats.rows);
 
   if (duplicated.size > 0) {

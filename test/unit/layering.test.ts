@@ -10,7 +10,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
 
 /** Folders under src/ that are features: each has an index.ts, its public module. */
-const FEATURES = ['eligibility', 'decisions', 'batch', 'monitoring', 'policy', 'console', 'overrides'];
+const FEATURES = ['eligibility', 'decisions', 'batch', 'monitoring', 'policy', 'console', 'overrides', 'identity'];
 /** Entry points: the composition root and what starts it; the CLI. */
 const COMPOSITION_ROOT = 'app.ts';
 const MAY_IMPORT_ROOT = new Set(['main.ts']);

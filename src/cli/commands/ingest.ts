@@ -5,6 +5,7 @@ import { IngestError } from '../../ingest/errors.js';
 import { consoleProgress } from '../../ingest/progress.js';
 import { formatIngestReport } from '../../ingest/report-table.js';
 import { runIngest, type IngestFiles } from '../../ingest/run.js';
+import { identityKeys, IdentityRecorder } from '../../identity/index.js';
 import type { AmountUnits } from '../../ingest/sources/common.js';
 import { FencedOutError, IngestLockedError } from '../../store/snapshot-writer.js';
 import { CliError, withContext } from '../context.js';
@@ -78,6 +79,7 @@ export function register(program: Command): void {
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config),
             accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
+            identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX)),
             limits: {
               maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
               maxBlankRise: config.INGEST_MAX_BLANK_RISE, maxQuarantineShare: config.INGEST_MAX_QUARANTINE_SHARE,

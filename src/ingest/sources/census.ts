@@ -6,6 +6,9 @@ import { HeaderMap, type RowReader } from '../fields.js';
 import { CODES, CodedFields } from '../coded-fields.js';
 import { readOrQuarantine } from '../quarantine.js';
 import { dotKey, mcKey, SourceStats, type LoadContext } from './common.js';
+import {
+  normaliseAddress, normaliseEmail, normaliseOfficers, normalisePhone, normaliseText, type IdentityValues,
+} from '../../core/identity.js';
 
 export interface CensusRow {
   row: number;
@@ -29,6 +32,8 @@ export interface CensusRow {
   place: { country: string; state: string; city: string; zip: string } | null;
   /** Fields of this row that could not be read (an unknown code): the carrier answers fail-closed. */
   unreadable?: string[];
+  /** Names, contact, addresses and officers, normalised (src/core/identity.ts): the identity history compares them. */
+  identity: IdentityValues;
   /** Names of other census rows of the same DOT (duplicates merged): screened against the watchlists too. */
   otherNames?: string[];
 }
@@ -117,7 +122,25 @@ function censusRow(file: string, header: HeaderMap, fields: RowReader, nowMs: nu
     place: header.has('PHY_STATE')
       ? { country: fields.text('PHY_COUNTRY'), state: fields.text('PHY_STATE'), city: fields.text('PHY_CITY'), zip: fields.text('PHY_ZIP') }
       : null,
+    identity: readIdentity(fields, legalName),
     ...(unreadable.length > 0 ? { unreadable } : {}),
+  };
+}
+
+/** Identity columns are optional (a census without them records no contact changes); absent reads as blank. */
+function readIdentity(fields: RowReader, legalName: string): IdentityValues {
+  const address = (street: string, city: string, state: string, zip: string, country: string) => normaliseAddress({
+    street: fields.text(street), city: fields.text(city), state: fields.text(state), zip: fields.text(zip), country: fields.text(country),
+  });
+  return {
+    legal_name: normaliseText(legalName),
+    dba_name: normaliseText(fields.text('DBA_NAME')),
+    phone: normalisePhone(fields.text('PHONE')),
+    cell_phone: normalisePhone(fields.text('CELL_PHONE')),
+    email: normaliseEmail(fields.text('EMAIL_ADDRESS')),
+    physical_address: address('PHY_STREET', 'PHY_CITY', 'PHY_STATE', 'PHY_ZIP', 'PHY_COUNTRY'),
+    mailing_address: address('CARRIER_MAILING_STREET', 'CARRIER_MAILING_CITY', 'CARRIER_MAILING_STATE', 'CARRIER_MAILING_ZIP', 'CARRIER_MAILING_COUNTRY'),
+    officers: normaliseOfficers([fields.text('COMPANY_OFFICER_1'), fields.text('COMPANY_OFFICER_2')]),
   };
 }
 

@@ -1,0 +1,6 @@
+// The identity feature's public module: the carrier identity history (changes of names, contact, addresses and
+// officers seen between census ingests), its recorder (the ingest's IdentitySink) and GET /v1/carriers/{mc}/history.
+export type { IdentityChange } from './codec.js';
+export { identityKeys, type IdentityKeys } from './keys.js';
+export { IdentityRecorder, readHistory, HISTORY_MAX } from './recorder.js';
+export { carrierHistory, historyRoute, type HistoryView } from './route.js';
