@@ -1,4 +1,4 @@
-// The bundled sample, ingested through the real ingest path, answers over HTTP exactly as the README and the demo
+// The bundled sample, ingested through the real ingest path, answers over HTTP exactly as docs/api.md and the demo
 // promise: every listed MC number gets its documented tier and reasons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CARRIERS, seedSample } from '../../src/ingest/sample.js';

@@ -1,4 +1,4 @@
-// The layering rules the README's map states ("Layout and its rules"), checked on every file under src/ with
+// The layering rules the README's map states ("Where each part lives"), checked on every file under src/ with
 // TypeScript's own import scanner (type-only imports and re-exports count: a type cycle is still a cycle for a
 // reader). Each rule names the files that break it, so a failure says what to move.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
