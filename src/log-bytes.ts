@@ -1,13 +1,13 @@
-// Writers of JSON text straight into a byte buffer, for the access line (src/log.ts) and, since round 8, the
-// response head (headOf in src/http/uws.ts); since round 18 also the pieces of a verdict's body
+// Writers of JSON text straight into a byte buffer, for the access line (src/log.ts), the response head
+// (headOf in src/http/uws.ts) and the pieces of a verdict's body
 // (src/eligibility/service.ts). Each takes the target and an offset and returns the offset after what it wrote;
 // the caller guarantees the room (see each bound).
 //
-// Why not a string encoded at the end (what logRequest did until round 7): the line was a rope of ~20 pieces that
-// Buffer.write first measured (a walk of the rope), then flattened into a fresh ~330-byte string, then encoded;
+// Why not a string encoded at the end: the line would be a rope of ~20 pieces that
+// Buffer.write first measures (a walk of the rope), then flattens into a fresh ~330-byte string, then encodes;
 // with the per-request pieces rendered as strings too (the request id through JSON.stringify, the duration through
-// number-to-string), the access line was the largest single cost of a cache-hot check left (LOG_LEVEL=warn saved
-// 3–5 µs of ~30, bench/HISTORY.md round 7). Written piece by piece, the pieces that repeat are bytes encoded once
+// number-to-string), that access line was the largest single cost of a cache-hot check (LOG_LEVEL=warn saved
+// 3–5 µs of ~30). Written piece by piece, the pieces that repeat are bytes encoded once
 // and the ones that change are short ASCII copied by a loop, with no allocation: ~690 → ~460 ns per eligibility
 // line in isolation (compiled), and ~0.75 µs less per cache-hot check in `perf` of the running service.
 
@@ -52,7 +52,7 @@ function needsJsonCare(code: number): boolean {
 /**
  * `JSON.stringify(text)` as a string, quoted in place when nothing in it needs escaping (request ids always).
  * JSON.stringify is a call into C++: 1.4k of a cache-hot check's ~70k instructions under callgrind for a request
- * id of 15 characters in its decision record (round 17, bench/HISTORY.md).
+ * id of 15 characters in its decision record.
  */
 export function jsonString(text: string): string {
   return isVerbatimJson(text) ? `"${text}"` : JSON.stringify(text);

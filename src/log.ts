@@ -75,10 +75,9 @@ const BATCH_BYTES = 16_384;
  * Collects every line of one event-loop turn (pino's and the access lines) and hands them to the destination in
  * one write at the end of the turn, or earlier once 16 KiB are waiting. Each chunk costs the destination a system
  * call; fed once per turn (10–60 requests) instead of once per line, that is paid per turn (with the synchronous
- * destination below the log write left the cache-hot profile, where it had been 6–9 %, bench/HISTORY.md). Lines are
+ * destination below the log write left the cache-hot profile, where it had been 6–9 %). Lines are
  * encoded straight into one reused byte buffer as they come: collected as a string, a turn's lines were a rope
- * that SonicBoom flattened to measure and then encoded again, ~200 bytes of heap per request more (round 4,
- * bench/HISTORY.md). Lines keep their order: everything goes through here. On exit the pending lines are passed
+ * that SonicBoom flattened to measure and then encoded again, ~200 bytes of heap per request more. Lines keep their order: everything goes through here. On exit the pending lines are passed
  * on and flushed synchronously, as pino does for its own destination.
  */
 class TurnBatcher {
@@ -180,7 +179,7 @@ interface FastLine {
   /**
    * Whether info lines are written, kept up to date by pino's level-change event. Asking the logger per line
    * (isLevelEnabled) read five properties of pino's dictionary-mode instance and prototypes, each a generic lookup
-   * in optimised code (Builtins_LoadIC, 0.5 % of a cache-hot check in `perf`, round 14 in bench/HISTORY.md).
+   * in optimised code (Builtins_LoadIC, 0.5 % of a cache-hot check in `perf`).
    */
   infoEnabled: boolean;
   /** `{"level":30,"time":"…"<bindings>,"request_id":` as bytes, for the millisecond `prefixMs`. */
@@ -195,7 +194,7 @@ export function createLogger(level: string, role: string, destination?: Destinat
     dest: 1,
     // Synchronous (pino's own default): one write(2) per turn's chunk costs ~5 µs of this thread, whereas an
     // asynchronous fs.write hands each chunk to the libuv pool, and that hand-off cost 17–40 µs per chunk here
-    // (6–9 % of a cache-hot request in the profile, bench/HISTORY.md). Chunks of ≥ 4 KiB, flushed at least every
+    // (6–9 % of a cache-hot request in the profile). Chunks of ≥ 4 KiB, flushed at least every
     // 100 ms, so a quiet replica's lines still show up promptly.
     sync: true,
     minLength: 4096,
@@ -317,7 +316,7 @@ function linePrefix(fast: FastLine): Uint8Array {
  * Writes the access line `{level, time, service, role, ...line, ...extra, ...parts, msg: "request"}`, the same
  * line `log.info({...line, ...extra, ...parts}, 'request')` writes, as bytes straight into the turn's buffer
  * (src/log-bytes.ts says why and what it saved) instead of pino's per-field serialisation (pino's asJson was ~4 %
- * of a cache-hot request, about five times JSON.stringify of the same object, bench/HISTORY.md). Lines with
+ * of a cache-hot request, about five times JSON.stringify of the same object). Lines with
  * anything to censor, and loggers not made by createLogger (tests' children), take pino's path.
  */
 export function logRequest(log: Logger, line: RequestLine, extra?: Record<string, unknown>, parts?: readonly LinePart[]): void {

@@ -39,8 +39,7 @@ export class Authenticator {
    * What was learned the last time each cached record was verified: the secret that matched it, its expiry as a
    * number and the ok result to hand out. A repeat caller is then checked by comparing the presented secret with
    * that secret (timingSafeEqual, fixed length) instead of hashing it again (SHA-256 per request was the largest
-   * auth cost on the hot path), and neither the expiry date is parsed nor a result allocated per request (round 7,
-   * bench/HISTORY.md). Keyed by the record object, so a key change (new epoch → new record objects) forgets it, and
+   * auth cost on the hot path), and neither the expiry date is parsed nor a result allocated per request. Keyed by the record object, so a key change (new epoch → new record objects) forgets it, and
    * a secret that never verified is never stored.
    */
   private readonly verified = new WeakMap<StoredApiKey, Verified>();
@@ -127,7 +126,7 @@ export class Authenticator {
    * A cached key presented with the secret it was verified with before (almost every request), checked without
    * parseApiKey's regular expression: a string of a key's shape whose id finds a cached record and whose secret
    * equals, in constant time, the one that passed the full check is well-formed by construction. The expression
-   * was 1.9k of a cache-hot check's ~70k instructions under callgrind (round 17, bench/HISTORY.md). Anything
+   * was 1.9k of a cache-hot check's ~70k instructions under callgrind. Anything
    * else (undefined) takes the full path, which names the rejection.
    */
   private verifiedRepeat(presented: string, scope: Scope, requestId: string): AuthResult | undefined {
@@ -183,9 +182,9 @@ export class Authenticator {
   /**
    * Every well-formed secret has the same length, so this comparison is constant-time like the hash one. The
    * presented secret (parseApiKey let only ASCII through) is copied into one reused buffer rather than a new
-   * Buffer per request: 174 → 128 ns per comparison in isolation, one object less per check (round 8). Buffer.write
+   * Buffer per request: 174 → 128 ns per comparison in isolation, one object less per check. Buffer.write
    * stays, although callgrind counts ~990 instructions in it: a charCodeAt loop of the same 43 characters, ~250
-   * instructions, took 220 ns against 162 in isolation (round 18, bench/HISTORY.md).
+   * instructions, took 220 ns against 162 in isolation.
    */
   private sameSecret(known: Verified, secret: string): boolean {
     // parseApiKey lets through only secrets of SECRET_CHARS, so both sides always have the scratch's length.

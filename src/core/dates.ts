@@ -16,7 +16,7 @@ export function toEpochMs(isoDate: string): number {
 
 // decide() parses the same snapshot and source as-of dates on every check (ten sources under the default rule
 // set) and the carrier's own dates on every check of it: a Map hit is ~10 times cheaper than Date.parse, and
-// this was 2–3 % of a cache-hot request in the profile (bench/HISTORY.md).
+// this was 2–3 % of a cache-hot request in the profile.
 const parsedDates = new Map<string, number>();
 
 export function daysBetween(fromMs: number, toMs: number): number {
@@ -166,7 +166,7 @@ let iso = '';
  * record's, the access line's time): one memo of the last millisecond shared by all of them, so a millisecond is
  * formatted once whoever asks, and the formatting done in integer arithmetic for 1970–9999. toISOString formats
  * through C++ snprintf: under callgrind it was 10 % of a cache-hot check's instructions, when the verdict, the
- * record and the access line each kept their own memo (bench/HISTORY.md, round 17). Anything else (before 1970,
+ * record and the access line each kept their own memo. Anything else (before 1970,
  * fractions, NaN) is toISOString's, errors included.
  */
 export function isoTimestamp(ms: number): string {

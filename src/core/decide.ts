@@ -74,7 +74,7 @@ function isSnapshotStale(snapshot: SnapshotMeta, rules: RuleSet | null, maxAgeSe
 // The last instant a snapshot is fresh under a rule set, worked out once per (snapshot, rule set, age limit):
 // staleness only compares the clock with dates fixed at publication, so every check of a snapshot compared it
 // with the same eleven deadlines (a Map lookup each for the parsed dates). 0.6–1 % of a cache-hot request in
-// `perf` (round 6, bench/HISTORY.md). Snapshot and rule set objects are immutable once published.
+// `perf`. Snapshot and rule set objects are immutable once published.
 const freshUntil = new WeakMap<SnapshotMeta, { rules: RuleSet | null; maxAgeSeconds: number; untilMs: number }>();
 
 /** Epoch ms after which the snapshot is stale; -Infinity when it already is whatever the clock says. */

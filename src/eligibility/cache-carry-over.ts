@@ -1,10 +1,10 @@
 // A snapshot switch without a cold carrier cache.
 //
 // The carrier LRU holds one snapshot's lookups and is emptied when the replica starts serving another
-// (src/eligibility/carrier-cache.ts), so after every ingest each replica used to answer its whole working set from
-// Redis again: a miss on a found carrier costs about 2.5× a hit's CPU (41 against 16 µs saturated, round 38 in
-// bench/README.md) and one more Redis round trip, all at once on every replica, just when the dispatch desks start
-// checking the new data. bench/snapshot-flip.ts measures what that did to the checks after a switch.
+// (src/eligibility/carrier-cache.ts), so without a carry-over every replica answers its whole working set from
+// Redis again after every ingest: a miss on a found carrier costs about 2.5× a hit's CPU (41 against 16 µs
+// saturated, bench/README.md) and one more Redis round trip, all at once on every replica, just when the dispatch desks start
+// checking the new data. bench/snapshot-flip.ts measures the checks after a switch.
 //
 // So before the replica switches (LiveState asks its snapshot preparers), the carriers its LRU holds, most recently
 // used first, up to CARRIER_CACHE_WARM_MAX of them, are read again from the *new* snapshot, READ_CHUNK numbers per

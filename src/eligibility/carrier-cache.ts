@@ -2,10 +2,10 @@
 //
 // Keyed by the MC number alone and emptied when the snapshot version changes, instead of keyed by
 // `${version}:${mc}`: that key was a fresh ~45-character string concatenated and hashed on every check (0.4 % of
-// a cache-hot request and 1 % of a cache-cold one in `perf`, round 6 in bench/HISTORY.md), and entries of an older
+// a cache-hot request and 1 % of a cache-cold one in `perf`), and entries of an older
 // version are never read again anyway.
 //
-// Two stores (round 11 in bench/HISTORY.md). Carriers the snapshot holds go to the LRU. Numbers it does not hold
+// Two stores. Carriers the snapshot holds go to the LRU. Numbers it does not hold
 // are remembered apart, in a fixed table of numbers, so that random or mistyped MC numbers cannot hammer Redis
 // either, without taking LRU entries:
 // - a burst of unknown numbers (a roster of prospects, a scan) no longer evicts the carriers being dispatched;

@@ -4,8 +4,8 @@
 // ioredis command: a Command object, its promise, its chunk in the socket write and its reply to parse and
 // settle, 25–60 times per turn under load. Here the reads of one turn go out together at the end of the turn
 // (EndOfTurn, with the turn's budget draws and record writes) as one carrier-read.lua call, and every check of
-// the turn is told its record from that call's one reply (numbers in bench/HISTORY.md, round 4). Waiting checks
-// are entries of the turn's list, called back in a loop, rather than a promise and a reaction each (round 10).
+// the turn is told its record from that call's one reply. Waiting checks
+// are entries of the turn's list, called back in a loop, rather than a promise and a reaction each.
 //
 // A single read stays a plain HGET (cheaper than a script call). On a Cluster the carrier buckets live in every
 // slot, so there the reads stay single HGETs, which the Cluster client auto-pipelines per node.

@@ -56,7 +56,7 @@ export function verdictHeadBlock(budget: BudgetDecision | null): string {
 // template's rest (verdictOutput) joined into one piece while both repeat (a cache-hot run), else `","mc_number":`,
 // the MC number's JSON and the rest as three pieces (a cache-cold run: each MC number new, its rest mostly the
 // not-found template's bytes), which spares joining and encoding a ~150-character string per line (Buffer.write of
-// it was ~1.6k of a cache-cold check's instructions under callgrind, round 18).
+// it was ~1.6k of a cache-cold check's instructions under callgrind).
 let lastKeyId: string | null = null;
 let lastKeyOpening: Uint8Array = Buffer.from(',"key_id":null,"decision_id":"');
 
@@ -111,8 +111,7 @@ function verdictResponse(verdict: Verdict, budget: BudgetDecision | null, keyId:
 /**
  * One request of the route from its budget draw to its answer. It waits as a list entry of its check's turn
  * (EligibilityService.checkInto calls it back) and reads the draw's outcome once settled, rather than as an async
- * handler awaiting promises: no promise, reaction or closure per request on the cache-hot path (round 10 in
- * bench/HISTORY.md). Every step answers its own failures through `reply`.
+ * handler awaiting promises: no promise, reaction or closure per request on the cache-hot path. Every step answers its own failures through `reply`.
  */
 class CheckExchange implements VerdictWaiter {
   /** The draw's decision once known; a check answered while it is null was started early (startEarly). */

@@ -65,7 +65,7 @@ interface CheckSteps {
  * acknowledgement. It waits as an entry of the read's and the record write's turn lists, called back in a loop
  * when the turn's reply arrives, instead of as async functions (a promise, a suspended frame and a reaction per
  * wait, and the caller's own promise around them): about 2 % less CPU per check (median of 23 interleaved rounds)
- * and a fifth fewer scavenges (round 10 in bench/HISTORY.md).
+ * and a fifth fewer scavenges.
  */
 class PendingCheck implements CarrierReadWaiter, RecordWaiter {
   /** The verdict whose record is being written. */
@@ -105,7 +105,7 @@ export class EligibilityService implements SnapshotPreparer {
   private readonly reads: CarrierReads;
   /**
    * The carrier bucket keys of the snapshot being read, each built once: per cache-cold check, the bucket number's
-   * string (16,384 numbers overflow V8's number-string cache) and the concatenation were 0.6 % in `perf` (round 6).
+   * string (16,384 numbers overflow V8's number-string cache) and the concatenation were 0.6 % in `perf`.
    */
   private bucketKeys: { version: string; keys: Array<string | undefined> } = { version: '', keys: [] };
   private readonly steps: CheckSteps = {
@@ -205,7 +205,7 @@ export class EligibilityService implements SnapshotPreparer {
       return;
     }
     // evaluateNow answers every check without a snapshot, so a miss has one. It does not ask the LRU again after
-    // the read (a second LRU miss per cache-cold check, round 8 in bench/HISTORY.md).
+    // the read (a second LRU miss per cache-cold check).
     const version = (snapshot as SnapshotMeta).version;
     if (this.bucketKeys.version !== version) this.bucketKeys = { version, keys: new Array<string | undefined>(CARRIER_BUCKETS).fill(undefined) };
     const bucket = carrierBucket(mc);

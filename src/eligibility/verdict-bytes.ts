@@ -38,7 +38,7 @@ interface VerdictTemplate {
   rest: string;
   // The three below are filled in on use, but every template is made with them (makeTemplate): added later, in
   // whichever order a template's first uses came, they gave templates several hidden classes, and the optimised
-  // template lookup deoptimised on each new one ("wrong map" under --trace-deopt, round 21 in bench/HISTORY.md).
+  // template lookup deoptimised on each new one ("wrong map" under --trace-deopt).
   /** The access line's decision members after mc_number (verdictOutput), rendered and encoded on first use. */
   logRest: Uint8Array | undefined;
   /** Its bytes (TemplateBytes), encoded by VerdictBytes for the second verdict of a one-MC template, else the first. */
@@ -62,7 +62,7 @@ const TIME_LENGTH = 24;
  * - `whole`, for a template of one MC number: the whole body for cache_hit true and for false, with blanks where
  *   the decision id and the time go. A response splices those 60 bytes in place and hands the buffer to the HTTP
  *   adapter, which uWS copies before the next response is built: ~3.4 KB copied once per response instead of
- *   twice, and two short writes instead of five native calls (round 16 in bench/HISTORY.md).
+ *   twice, and two short writes instead of five native calls.
  * - `pieces`, for the not-found template that serves every unknown MC number: the pieces around the id, the time
  *   and the MC number, written one after another into the adapter's send buffer.
  */
@@ -134,7 +134,7 @@ function makeTemplate(lookup: CarrierLookup, snapshot: SnapshotMeta, ruleset: Pu
   // JSON string value can never contain an unescaped quote, so the first occurrence of each marker is the field.
   // stringifyVerdict gives JSON.stringify's text with the snapshot's source list serialised once per snapshot: a
   // carrier's first cache hit makes its template, and JSON.stringify of the ~3 KB of sources was ~4 of the ~14 µs
-  // that cost (round 20 in bench/HISTORY.md).
+  // that cost.
   const json = stringifyVerdict(verdictOf(decision, mc, '', '', false));
   const id = json.indexOf(`${ID_FIELD}"`);
   const time = json.indexOf(`${TIME_FIELD}"`);
@@ -296,7 +296,7 @@ export class VerdictBytes {
   writeTo(target: Buffer): number {
     const bytes = this.encoded();
     // The first verdict of a one-MC template is written from its text's pieces: joining them first made V8 copy
-    // the ~3.4 KB into a flat string before encoding it (round 20 in bench/HISTORY.md).
+    // the ~3.4 KB into a flat string before encoding it.
     if (bytes === null) return writePieces(this.template, this.verdict, target);
     if (bytes.kind === 'whole') {
       const body = this.ownBytes();
@@ -334,7 +334,7 @@ function put(target: Buffer, offset: number, piece: string | Uint8Array): number
  * verdict. The bound makes sure no write truncates; the id's and the time's lengths are spliceAscii's to check.
  * -1 when it does not fit or the id or time is not ASCII of its length (the caller then sends the text). Short
  * ASCII pieces go through TypedArray.set and loops rather than Buffer.copy and Buffer.write, whose argument
- * handling cost ~3.8k of a cache-cold check's instructions under callgrind (round 18).
+ * handling cost ~3.8k of a cache-cold check's instructions under callgrind.
  */
 function writePieces(pieces: TemplatePieces, verdict: Verdict, target: Buffer): number {
   const tail = verdict.cache_hit ? pieces.tailHit : pieces.tailMiss;
@@ -421,7 +421,7 @@ export class VerdictTemplates {
    */
   settleInput(input: DecisionInput, mc: string): Decision {
     // The template test repeats settle()'s on purpose: one shared method for both measured 340 → 630 ns for
-    // settleInput + serialiseVerdict in bench/micro (round 6), the two call sites seeing different object shapes.
+    // settleInput + serialiseVerdict in bench/micro, the two call sites seeing different object shapes.
     const { lookup, snapshot, ruleset } = input;
     const fields = decideWithoutEvidence(input);
     const onDoNotUseList = input.onDoNotUseList === true;

@@ -3,7 +3,7 @@
 
   The cache-cold checks of one event-loop turn (10–60 of them under load) send their reads as this one command
   instead of one HGET each: one command object, one reply and one promise per turn on the client instead of
-  per check (src/eligibility/carrier-reads.ts, numbers in bench/HISTORY.md).
+  per check (src/eligibility/carrier-reads.ts).
 
   Standalone and Sentinel only. The carrier buckets are deliberately untagged (a snapshot's buckets spread over
   every cluster slot), so on a Cluster the same reads go out as single HGETs instead.

@@ -61,7 +61,7 @@ export interface DrawHandle {
   /**
    * The same outcome, set just before `outcome` resolves: a request that resumes after the draw has settled (the
    * eligibility route, after its decision record's acknowledgement, which Redis sends after the draw's reply)
-   * reads it instead of awaiting a settled promise, one microtask hop and its reaction objects less (round 8).
+   * reads it instead of awaiting a settled promise, one microtask hop and its reaction objects less.
    */
   readonly settled: DrawOutcome | null;
 }
@@ -109,7 +109,7 @@ export class BudgetLimiter {
    * The allocation-free form of consume() for the hot path: enqueue() joins this turn's draw for the key and
    * returns the request's ticket; pendingDraw(), called right after in the same turn, is the draw it joined.
    * consume() allocated a promise, a closure, a waiter and a decision object per request; this allocates
-   * nothing per request (one promise per draw): part of the 42 % fewer GC pauses per cache-hot request (bench/HISTORY.md).
+   * nothing per request (one promise per draw): part of the 42 % fewer GC pauses per cache-hot request.
    */
   enqueue(keyId: string, limit: number): number {
     let draw = this.pending.get(keyId);

@@ -5,7 +5,7 @@
 // on the Redis socket, and on this VM a socket write that wakes Redis costs tens of microseconds of kernel time.
 // Features hand their sends to atEnd() instead; at the end of the turn they all run back to back with the
 // socket corked, so the turn's commands leave in one writev: one write per turn instead of one per draw, one per
-// record flush and one per cold lookup (bench/HISTORY.md, round 3).
+// record flush and one per cold lookup.
 //
 // Standalone and Sentinel only: a Cluster client writes to one socket per node and coalesces by itself
 // (auto-pipelining, src/redis/connection.ts), so there the sends simply run at the end of the turn.

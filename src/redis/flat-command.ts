@@ -4,7 +4,7 @@
 // through generic property access: ~55 ns per argument, 4.8 µs for an 88-argument list against 36 ns for slice()
 // (bench/micro, "redis:" rows). The request path's coalesced commands grow with the turn (a turn's record HSET has
 // two arguments per check, its carrier read two per cache-cold check), so that copy alone was ~1 % of a cache-hot
-// check and ~3 % of a cache-cold one in `perf` (round 11 in bench/HISTORY.md). Here the Command is built with no
+// check and ~3 % of a cache-cold one in `perf`. Here the Command is built with no
 // arguments and handed the caller's list afterwards; the rest (reply matching, command timeout, offline queue,
 // reply decoding to UTF-8 strings) stays ioredis'.
 //

@@ -15,7 +15,7 @@ export type KeyedCommand = readonly [command: string, key: string, ...args: (str
  * pipeline and copies every defined Lua command onto it, so each is a large dictionary-mode object with its own
  * promise; the decision recorder sends one or two commands per event-loop turn, and its per-turn pipeline
  * tripled the cache-hot service's time in GC (scavenges 120 → 340 ms per 5 s run) and cost ~5 µs per request
- * (bench/HISTORY.md). Several direct calls are several socket writes, so large batches (ingest, batch chunks)
+ *. Several direct calls are several socket writes, so large batches (ingest, batch chunks)
  * keep the pipeline.
  */
 const DIRECT_MAX = 4;
