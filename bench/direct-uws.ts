@@ -5,7 +5,7 @@
 // the adapter's and the route's generality (any route, any header, problem mapping, streams, speculative checks),
 // and how much is the work itself. It answers the canonical request only (a cached key, a canonical body, an
 // admitted draw); anything else gets a bare 500, which the bench would count. `BENCH_SCENARIOS=…,direct` runs it
-// beside the service (round 20 in bench/HISTORY.md).
+// beside the service.
 import uWS from 'uWebSockets.js';
 import { buildParts } from '../src/app.js';
 import { loadConfig } from '../src/config.js';

@@ -1,6 +1,6 @@
 // Issue 10's goals, read off one bench run (bench/http-load.ts), so every results file says which it met. Ratios
 // are taken within a round (servers measured back to back) and the median over rounds is what is judged: on this
-// VM the machine's state can change between rounds (bench/HISTORY.md, round 12), so a ratio of two medians taken
+// VM the machine's state can change between rounds, so a ratio of two medians taken
 // from different rounds can mix two states. The per-round values are listed beside it.
 
 /** What a goal needs of one server's run. */
@@ -60,13 +60,13 @@ const GOALS: readonly Goal[] = [
   { goal: 'cache-cold p99 < 5 ms', row: 'cold', measure: (run) => run.p99Ms, met: (value) => value < 5 },
   // Context, not goals: how the CPU ratio to raw splits into what this machine charges any server that answers
   // after a Redis trip (the floor), what the evidence's length costs uWS and the kernel (raw uWS of the verdict's
-  // length), and what the service does above the floor (bench/HISTORY.md, round 13).
+  // length), and what the service does above the floor.
   { goal: 'context: uWS floor CPU per request ÷ raw uWS', row: 'floor', against: 'raw', measure: cpuRatio },
   { goal: 'context: cache-hot CPU per request ÷ raw uWS of the verdict\'s length', row: 'hot', against: 'rawVerdict', measure: cpuRatio },
   { goal: 'context: cache-hot CPU per request ÷ uWS floor', row: 'hot', against: 'floor', measure: cpuRatio },
   // The req/s goals compare served rates, which are the servers' capacities only while each keeps its CPU busy.
   // Where the load generator (on the other vCPU) cannot keep up with raw uWS, raw's rate is wrk's, and the req/s
-  // ratios flatter the check (round 37 in bench/HISTORY.md: raw uWS 74 % busy, the check 85–91 %).
+  // ratios flatter the check (raw uWS 74 % busy, the check 85–91 %).
   { goal: 'context: raw uWS CPU busy (req/s × CPU per request)', row: 'raw', measure: (run) => (run.requestsPerSecond * run.cpuMicrosPerRequest) / 1e6 },
 ];
 

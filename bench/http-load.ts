@@ -13,7 +13,7 @@
 // naive-cold, fastify-cold, and direct: the service's parts under one hand-written uWS handler, bench/direct-uws.ts), BENCH_TOOL (wrk when installed, else autocannon), BENCH_RATE (req/s offered in total: think
 // times on wrk, overallRate on autocannon; unset: as many as the connections carry), BENCH_PIN (1), BENCH_REDIS
 // (private | shared: REDIS_URL), BENCH_PEER_RECORDS (1: the peers write one record per verdict), BENCH_PEER_EVIDENCE
-// (1: the peers' verdicts and records carry the evidence, as the service's do; 0: dropped, the peers before round 12),
+// (1: the peers' verdicts and records carry the evidence, as the service's do; 0: dropped, the peers without it),
 // BENCH_HOT_MC (12345), BENCH_CPU_PROF (0: profile the service processes), BENCH_OUT (file stem; default .bench-out/http-load-<time>),
 // BENCH_BASELINE (a directory holding another checkout, e.g. `git archive <commit> | tar -x -C DIR` with
 // node_modules linked: its service runs as extra rows in the same rounds, for before/after in one window; `.` for
@@ -23,10 +23,9 @@
 // BENCH_NODE_ARGS (extra Node options of the services, e.g. --trace-gc), BENCH_BASELINE_NODE_ARGS (the baseline's
 // instead of BENCH_NODE_ARGS: with BENCH_BASELINE=. it prices a Node option), BENCH_K8S_NODE_OPTIONS (1: every server
 // runs with the API pods' NODE_OPTIONS from k8s/api.yaml; 0: with Node's defaults), BENCH_STDOUT (a file for the servers'
-// stdout instead of /dev/null), BENCH_HEAP_PROF_DIR and BENCH_HEAP_RETAINED (allocation sampling, bench/serve.ts),
+// stdout instead of /dev/null),
 // BENCH_FRESH_PROCESSES (0; 1: every server is a new process in every round, see measureAll), BENCH_WARMUP (s of load
-// before the rounds and after each restart: 2, or 30 under callgrind), BENCH_CALLGRIND (0; 1: every server runs under
-// valgrind's callgrind and each run also reports user-space instructions per request, bench/callgrind.ts).
+// before the rounds and after each restart: 2).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,12 +44,10 @@ import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
 import { baselineEnv, baselineNodeArgs, describeBaseline, nodeOptions } from './baseline-options.js';
-import { dumpInstructions, underCallgrind, zeroCounters } from './callgrind.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
 import { clearRecords } from './record-cleanup.js';
 import { COLD, DIRECT, FLOOR, HOT, HOT_NODE, RAW, RAW_VERDICT } from './scenario-labels.js';
-import { measureSyscallPrice } from './syscall-price.js';
 
 const env = process.env;
 const require = createRequire(import.meta.url);
@@ -63,7 +60,7 @@ const COLD_RANGE = Number(env.BENCH_COLD_RANGE ?? 1_000_000);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const SCENARIOS = new Set((env.BENCH_SCENARIOS ?? 'raw,raw-verdict,floor,hot,hot-node,cold,naive,fastify,exact').split(','));
 const PEER_RECORDS = env.BENCH_PEER_RECORDS ?? '1';
-/** 1: the decision records are removed between measured runs (bench/record-cleanup.ts, round 34); 0: they pile up. */
+/** 1: the decision records are removed between measured runs (bench/record-cleanup.ts); 0: they pile up. */
 const CLEAR_RECORDS = (env.BENCH_CLEAR_RECORDS ?? '1') === '1';
 const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 // A carrier of the snapshot with a clean record (12345 % 7 ≠ 0): an eligible verdict with its evidence, the
@@ -71,9 +68,7 @@ const PEER_EVIDENCE = env.BENCH_PEER_EVIDENCE ?? '1';
 const HOT_MC = env.BENCH_HOT_MC ?? '12345';
 const EXACT_BUDGET = 2000;
 const OUT_DIR = new URL('../.bench-out/', import.meta.url);
-const CALLGRIND = env.BENCH_CALLGRIND === '1';
-const CALLGRIND_DIR = new URL('callgrind/', OUT_DIR).pathname;
-const WARMUP = Number(env.BENCH_WARMUP ?? (CALLGRIND ? 30 : 2));
+const WARMUP = Number(env.BENCH_WARMUP ?? 2);
 
 function hasCommand(name: string): boolean {
   try {
@@ -93,7 +88,7 @@ type Tool = 'autocannon' | 'wrk';
  * law, so saturation latency only restates throughput). On wrk each connection waits a random think time of mean
  * connections ÷ N after every response (WRK_THINK_MS in bench/wrk-eligibility.lua; wrk's latency excludes it); on
  * autocannon (BENCH_TOOL=autocannon, or no wrk) its overallRate paces, with 1 ms latency resolution and the load
- * generator in Node on the same CPU as Redis, which inflated every p99 here (round 5 in bench/HISTORY.md).
+ * generator in Node on the same CPU as Redis, which inflated every p99 here.
  */
 const RATE = env.BENCH_RATE ? Number(env.BENCH_RATE) : null;
 const TOOL: Tool = (env.BENCH_TOOL as Tool | undefined) ?? (hasCommand('wrk') ? 'wrk' : 'autocannon');
@@ -122,8 +117,6 @@ interface Measurement extends LoadResult {
   scenario: string;
   round: number;
   tool: Tool;
-  /** User-space instructions per response, all threads and the main thread's (BENCH_CALLGRIND=1; else null). */
-  instructionsPerRequest: { total: number; mainThread: number } | null;
   /** Server process CPU time (user + system, all threads) per response, µs. */
   cpuMicrosPerRequest: number;
   /** The kernel's part of cpuMicrosPerRequest (null for a baseline whose bench does not report it). */
@@ -139,13 +132,6 @@ interface Measurement extends LoadResult {
   ratioToRaw?: number;
   /** Server CPU µs/req divided by the raw server's in the same round (the issue's "CPU per request ≤ 2× raw"). */
   cpuToRaw?: number;
-  /** The price of one system call on the servers' CPU, measured just before this round (bench/syscall-price.ts), µs. */
-  syscallMicros?: number;
-  /**
-   * What a unit of request-like JavaScript cost after a system call ÷ alone, measured with `syscallMicros`
-   * (bench/syscall-price.ts): 1 where system calls leave the user-space work after them alone.
-   */
-  workAfterSyscallRatio?: number;
 }
 
 // ---------- children ----------
@@ -179,7 +165,7 @@ function serverScript(compiled: string | null, root: string, name: string): stri
 interface Child {
   port: number;
   pid: number;
-  /** The environment it was started with (callgrind_control needs it to find the process). */
+  /** The environment it was started with. */
   env: NodeJS.ProcessEnv;
   stats(): Promise<ChildStats>;
   stop(): Promise<void>;
@@ -209,7 +195,7 @@ const API_NODE_OPTIONS = apiNodeOptions();
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const node = [process.execPath, ...API_NODE_OPTIONS, ...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script];
-  const [command, ...args] = pinned(0, CALLGRIND ? underCallgrind(node, CALLGRIND_DIR) : node);
+  const [command, ...args] = pinned(0, node);
   // stdout (the access log) goes to /dev/null: it still costs the server its serialisation and write(2),
   // as a pipe to the container runtime would, but not a reader on these cores.
   const serverEnv = { ...env, ...childEnv };
@@ -386,9 +372,7 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   const { child, load, scenario } = target;
   await child.stats();
   const before = redis ? await redisCounters(redis) : null;
-  if (CALLGRIND) zeroCounters(child.pid, child.env);
   const result = await runLoad(child.port, load, DURATION);
-  const instructions = CALLGRIND ? await dumpInstructions(child.pid, CALLGRIND_DIR, child.env) : null;
   const after = redis ? await redisCounters(redis) : null;
   const stats = await child.stats();
   const requests = Math.max(1, result.requests);
@@ -397,8 +381,6 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
     : {};
   const measurement: Measurement = {
     scenario, round, tool: TOOL, ...result,
-    instructionsPerRequest: instructions === null ? null
-      : { total: Math.round(instructions.total / requests), mainThread: Math.round(instructions.mainThread / requests) },
     cpuMicrosPerRequest: Math.round((stats.cpuMicros / requests) * 10) / 10,
     // null for a baseline whose bench predates the kernel share.
     systemMicrosPerRequest: stats.systemMicros === undefined ? null : Math.round((stats.systemMicros / requests) * 10) / 10,
@@ -409,7 +391,6 @@ async function measureRun(target: Target, round: number, redis: Redis | null): P
   };
   process.stdout.write(`  round ${round} ${scenario.padEnd(26)} ${String(Math.round(result.requestsPerSecond)).padStart(7)} req/s`
     + `  p99 ${result.p99Ms.toFixed(2)} ms  ${measurement.cpuMicrosPerRequest} µs CPU/req (kernel ${measurement.systemMicrosPerRequest ?? 'n/a'})  GC ${stats.gc.count}/${stats.gc.ms.toFixed(0)} ms`
-    + `${measurement.instructionsPerRequest === null ? '' : `  instructions/req ${fmt(measurement.instructionsPerRequest.total)} (main thread ${fmt(measurement.instructionsPerRequest.mainThread)})`}`
     + `${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}\n`);
   return measurement;
 }
@@ -437,9 +418,6 @@ async function measureAll(targets: Target[], redis: Redis | null, betweenRuns: (
       for (const target of order) await runLoad(target.child.port, target.load, WARMUP);
       await betweenRuns();
     }
-    const { syscallMicros, workAfterSyscallRatio } = measureSyscallPrice(pinned(0, []));
-    process.stdout.write(`  round ${round}: a system call costs ${syscallMicros.toFixed(2)} µs on the servers' CPU`
-      + ` and leaves the work after it ${workAfterSyscallRatio.toFixed(2)}× as dear\n`);
     for (const target of order) {
       thisRound.push(await measureRun(target, round, redis));
       await betweenRuns();
@@ -451,7 +429,6 @@ async function measureAll(targets: Target[], redis: Redis | null, betweenRuns: (
         run.cpuToRaw = run.cpuMicrosPerRequest / raw.cpuMicrosPerRequest;
       }
     }
-    for (const run of thisRound) Object.assign(run, { syscallMicros, workAfterSyscallRatio });
     runs.push(...thisRound);
   }
   return runs;
@@ -589,41 +566,6 @@ function markdownTable(rows: Row[]): string {
       + `${redisColumn(m.callsPerRequest)} | ${redisColumn(m.redisPerRequest)} | `
       + `${m.redisCpuMicrosPerRequest === null ? 'n/a' : fmt(m.redisCpuMicrosPerRequest, 1)} | ${fmt((m.gc.count * 10_000) / Math.max(1, m.requests), 1)}, ${fmt((m.gc.ms * 10_000) / Math.max(1, m.requests), 1)} (${m.gc.major}) | ${m.non2xx} / ${m.errors} |`),
   ].join('\n');
-}
-
-/**
- * BENCH_CALLGRIND=1: user-space instructions per request by server (all threads, and the main thread alone), median
- * over rounds (min–max), and the median of the main thread's ratio to raw uWS' in the same round. Repeatable where
- * CPU time is not (bench/callgrind.ts).
- */
-function instructionTable(runs: Measurement[]): string {
-  const counted = runs.flatMap((run) => (run.instructionsPerRequest === null ? [] : [{ ...run, counts: run.instructionsPerRequest }]));
-  const spread = (values: number[]) => `${fmt(median(values) ?? Number.NaN)} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
-  const lines = [...new Set(counted.map((run) => run.scenario))].map((scenario) => {
-    const mine = counted.filter((run) => run.scenario === scenario);
-    const ratios = mine.flatMap((run) => {
-      const raw = counted.find((other) => other.round === run.round && other.scenario === RAW);
-      return raw ? [run.counts.mainThread / raw.counts.mainThread] : [];
-    });
-    const ratio = median(ratios);
-    return `| ${scenario} | ${spread(mine.map((run) => run.counts.total))} | ${spread(mine.map((run) => run.counts.mainThread))} | ${ratio === null ? 'n/a' : `${fmt(ratio, 2)}×`} |`;
-  });
-  return [
-    '| server, scenario (under callgrind) | user-space instructions/req, all threads: median (min–max) | main thread | main thread vs raw uWS |',
-    '|---|---:|---:|---:|',
-    ...lines,
-  ].join('\n');
-}
-
-/** The system call's price by round, in round order (raw uWS, every ratio's denominator, is mostly system calls). */
-function syscallLine(runs: Measurement[]): string {
-  const byRound = new Map<number, Measurement>();
-  for (const run of runs) if (run.syscallMicros !== undefined) byRound.set(run.round, run);
-  const inOrder = [...byRound].sort(([a], [b]) => a - b).map(([, run]) => run);
-  const prices = inOrder.map((run) => run.syscallMicros?.toFixed(2));
-  const after = inOrder.map((run) => run.workAfterSyscallRatio?.toFixed(2));
-  return `A system call (getuid(2) from Node, less the binding's own cost, on the servers' CPU) before each round: ${prices.join(' ')} µs;`
-    + ` a ~4-µs unit of request-like JavaScript (parse, regex, Map lookup, stringify) cost ${after.join(' ')}× as much after one as alone.`;
 }
 
 // ---------- main ----------
@@ -772,9 +714,6 @@ async function main(): Promise<void> {
     '',
     markdownTable(rows),
     '',
-    syscallLine(runs),
-    '',
-    ...(CALLGRIND ? [instructionTable(runs), '', 'Under callgrind: req/s, latency and CPU time above are valgrind\'s, not the servers\'; only the instruction counts are.', ''] : []),
     exactLine,
     answerProblems.length === 0
       ? `Same answer check: every server gave the same status, headers and verdict fields${COMPARED_FIELDS.includes('evidence') ? ', evidence included' : ''}${serviceOnly.length > 0 ? ` (fields only some servers return, not compared: ${serviceOnly.join(', ')})` : ''}.`

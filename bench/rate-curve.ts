@@ -1,7 +1,7 @@
 // What a request costs by the rate a process serves, from one run of the HTTP load bench (bench/http-load.ts) per
 // offered rate. At saturation a Redis turn carries dozens of checks and every wake-up serves many requests; at the
-// rates a pod serves on a load board it carries a few, and a check cost 2–4× its saturated CPU (issue 10's round
-// 29: bench/README.md, later bench/HISTORY.md). Pods and Redis are sized from this curve, not from the saturated
+// rates a pod serves on a load board it carries a few, and a check costs 2–4× its saturated CPU
+// (bench/README.md). Pods and Redis are sized from this curve, not from the saturated
 // figure (k8s/README.md).
 //
 //   npm run bench:rate-curve                                      # raw,floor,hot at 5000,10000,20000 and saturated

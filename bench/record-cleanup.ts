@@ -1,7 +1,7 @@
 // Removes the decision records the bench's servers wrote, between measured runs, so every run starts from the
 // same Redis: the seeded snapshot, keys and budgets, not whatever the servers before it left behind.
 //
-// Why (round 34 in bench/HISTORY.md): the peers write one SET per answer with its whole evidence (~3.5 KB, ~18,000
+// Why: the peers write one SET per answer with its whole evidence (~3.5 KB, ~18,000
 // a second each, ~4 GB over a five-round run) and the service one hash field per answer; the private Redis shares
 // CPU 1 with wrk, so a Redis made slower by that pile (6.1–6.7 µs of its CPU per cache-cold check instead of 4.9)
 // takes CPU from the load generator and lengthens every reply. A row then depended on which servers ran before it:

@@ -107,7 +107,7 @@ const results: MicroResult[] = [
     const missed: DecisionInput = { ...clean, lookup: { kind: 'found', record: missedRecord } };
     const body = verdictBytes(toVerdict(templates.settleInput(missed, '123456'), '123456', nowMs, false))!;
     return (body instanceof VerdictBytes ? body.ownBytes() : null) ?? body.writeTo(sendBuffer);
-  }, { batch: 2_000, note: 'a new template per check (its text from stringifyVerdict since round 20): its first verdict written from its pieces, not encoded whole' }),
+  }, { batch: 2_000, note: 'a new template per check (its text from stringifyVerdict): its first verdict written from its pieces, not encoded whole' }),
   measure('serialise: serialiseVerdict(verdict without template)', () => serialiseVerdict(untemplated), { note: 'cache miss: the source list serialised once per snapshot' }),
   measure('serialise: JSON.stringify(verdict without template) (reference)', () => JSON.stringify(untemplated), { note: 'what the miss path replaced' }),
   measure('serialise: unknown MC, settleInput + verdictBytes().writeTo() (shared not-found template)', () => verdictBytes(unknownVerdict())!.writeTo(sendBuffer),
@@ -135,7 +135,7 @@ const results: MicroResult[] = [
   measure('log: log.info() of the same line (reference)', () => log.info({ ...line, ...extra }, 'request'), { note: 'what logRequest replaced' }),
   measure('metrics: countVerdict()', () => metrics.countVerdict(verdict)),
   measure('carrier: decodeCarrier(found, stored form)', () => decodeCarrier('123456', storedCarrier),
-    { note: 'a cache-cold check of a found carrier: its days formatted once each (round 14)' }),
+    { note: 'a cache-cold check of a found carrier: its days formatted once each' }),
   measure('evaluated_at: new Date(ms).toISOString() (reference)', () => new Date(nowMs).toISOString(), { note: 'the service formats it once per ms' }),
   // A turn's record HSET at ~44 cache-hot checks: the key and two arguments per record (src/redis/flat-command.ts).
   measure('redis: new Command(hset, 89 arguments) (reference)', () => new Command('hset', hsetArgs, { replyEncoding: 'utf8' }),

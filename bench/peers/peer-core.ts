@@ -7,7 +7,7 @@
 // request, lru-cache for key records and carriers, uuid v7 ids, a fresh verdict object serialised per request,
 // a labelled prom-client counter, and, with PEER_RECORDS=1 (default), one awaited Redis SET per decision record.
 // With PEER_EVIDENCE=1 (default) the verdict carries decide()'s evidence, as the service's does (interface 1.1), so
-// the answer and the record are the service's in full; PEER_EVIDENCE=0 is the peers before round 12, which built
+// the answer and the record are the service's in full; PEER_EVIDENCE=0 is the peers without it, which built
 // the evidence and dropped it. What it does NOT do is any of the service's caching of work across requests.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';

@@ -94,7 +94,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       });
       // Saving moved keys:epoch, and the poll that sees it empties the service's key cache. Wait for that poll, so
       // it cannot land after a test's first check and silently drop the key record the test just had cached (a
-      // test that then breaks Redis got degraded answers with no budget drawn: fault-redis' one flake, round 22).
+      // test that then breaks Redis got degraded answers with no budget drawn: fault-redis' one flake).
       await app.parts.state.poll();
       return { key: plaintext, id };
     },

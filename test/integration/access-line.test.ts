@@ -1,4 +1,4 @@
-// The access line the running service writes for an eligibility check (bytes written piece by piece since round 7
+// The access line the running service writes for an eligibility check (bytes written piece by piece
 // of issue 10, src/log-bytes.ts): one valid JSON line per request whose fields say exactly what the response
 // said, for a first check (its verdict's members written as text) and repeats (the same members as bytes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

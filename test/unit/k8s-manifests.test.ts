@@ -202,7 +202,7 @@ describe('k8s manifests: deployment invariants', () => {
   });
 
   // Node 20 exits at start (code 9, "… is not allowed in NODE_OPTIONS") when NODE_OPTIONS holds a V8 option off its
-  // short list; round 8 put --min-semi-space-size there and only a real start would have shown it. So each
+  // short list (--min-semi-space-size is not on it), and only a real start shows it. So each
   // container's NODE_OPTIONS and node flags are given to this very node binary, which must start.
   it('Node starts with each container\'s NODE_OPTIONS and node flags', () => {
     expect(ownContainers.length).toBeGreaterThanOrEqual(4);
