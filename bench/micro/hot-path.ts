@@ -4,6 +4,7 @@
 // change replaced, so the saving stays visible in review.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { assess, type CarrierFacts, type Decider } from '../../src/core/assess.js';
 import { decide, decideWithoutEvidence, type DecisionInput } from '../../src/core/decide.js';
 import { normaliseMcNumber } from '../../src/core/mc-number.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../../src/core/ruleset.js';
@@ -58,6 +59,13 @@ const unknownInput: DecisionInput = { ...clean, lookup: NOT_FOUND };
 const unknownMcs = Array.from({ length: 64 }, (_, index) => String(700_000 + index));
 let unknownIndex = 0;
 const nextUnknown = () => unknownMcs[(unknownIndex = (unknownIndex + 1) & 63)] as string;
+// The cache-hot decision step as the service runs it: assess() with the verdict templates as its decider.
+const noneListed = { has: (_mc: string, _nowMs: number) => false };
+const hotFacts: CarrierFacts = {
+  mc: '123456', lookup, snapshot, ruleset, doNotUse: noneListed, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs,
+};
+const hotAsker = { account: 'acct', reference: null };
+const settle: Decider = (decisionInput, mc) => templates.settleInput(decisionInput, mc);
 const unknownVerdict = () => {
   const mc = nextUnknown();
   return toVerdict(templates.settleInput(unknownInput, mc), mc, nowMs, false);
@@ -99,6 +107,11 @@ const results: MicroResult[] = [
   measure('decide(): found, clean, without evidence', () => decideWithoutEvidence(clean), { note: 'what a cache-hot check runs when its template matches' }),
   measure('serialise: JSON.stringify(verdict with evidence) (reference)', () => JSON.stringify(verdict), { note: 'what serialiseVerdict replaced' }),
   measure('serialise: templates.settle + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settle(decide(clean), lookup, snapshot, ruleset, false, '123456'), '123456', nowMs, true)) , { note: 'includes decide() and toVerdict()' }),
+  measure('decide: assess() with the templates as decider (the cache-hot decision step)', () => assess(hotFacts, hotAsker, settle),
+    { note: 'what EligibilityService runs per cache-hot check before the verdict is stamped' }),
+  measure('decide: templates.settleInput alone (reference)', () => templates.settleInput({
+    lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs, onDoNotUseList: noneListed.has('123456', nowMs),
+  }, '123456'), { note: 'the same step without assess(): its price is the difference' }),
   measure('serialise: templates.settleInput + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true)), { note: 'the cache-hot path: evidence only on a template miss' }),
   measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
   measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'the template\'s body copied into a buffer' }),
