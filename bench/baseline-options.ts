@@ -1,7 +1,7 @@
 // How the load bench's BENCH_BASELINE services are started, apart from bench/http-load.ts so the rules are tested:
 // their environment (BENCH_BASELINE_ENV), their Node options (BENCH_BASELINE_NODE_ARGS, else the services' own)
-// and the header fragment that says what the baseline rows compare. Round 30 ran a Maglev A/B that set only
-// BENCH_NODE_ARGS: the baseline inherited the option and the run was silently A/A; the header now says so.
+// and the header fragment that says what the baseline rows compare, so a run that prices a Node option by
+// BENCH_NODE_ARGS alone (which the baseline inherits: an A/A run) says so in its header.
 import { resolve } from 'node:path';
 
 /** BENCH_BASELINE_ENV's `NAME=value,…` as an environment; a malformed entry stops the bench. */

@@ -4,7 +4,7 @@
 // cap. What it cannot do (uWS' own parser decides framing) is in docs/http.md.
 // Imported rather than read from globalThis: Node 20 defines the global `performance` as an accessor, so every
 // request's two reads of it went through a getter (Builtins_LoadGlobalIC, 0.8 % of a cache-hot request in
-// `perf`, round 6 in bench/HISTORY.md).
+// `perf`).
 import { performance } from 'node:perf_hooks';
 import type * as uWST from 'uWebSockets.js';
 import { AppError } from '../errors.js';
@@ -56,7 +56,7 @@ export function assertNativeUws(app: unknown = uWS.App): void {
  * The head of a headBlock response (status line, x-request-id, the block) written as bytes into one reused buffer
  * and handed to writeStatus in place. As a string it was a concatenation made per response that uWS' native side
  * first flattened and then copied into a UTF-8 buffer (`String::WriteToFlat` under `Utf8Value`, 1.4 % of a
- * cache-hot check in `perf`, round 8 in bench/HISTORY.md). The pieces that repeat are bytes once: the status line
+ * cache-hot check in `perf`). The pieces that repeat are bytes once: the status line
  * with the request id's name per status, the block per block string (the eligibility route makes a new one per
  * budget draw); the request id, checked against REQUEST_ID or generated here (ASCII), is copied by writeText.
  */
@@ -258,7 +258,7 @@ function readBody(exchange: Exchange, maxBytes: number, onBody: (error: AppError
     }
     // uWS reuses the chunk's memory after this callback returns, so copy it, into a slice of Node's buffer pool:
     // Buffer.from(chunk.slice(0)) gave every request body its own ArrayBuffer with a malloc'd backing store and
-    // external-memory accounting (1,360 → 86 ns per 64-byte body in isolation, bench/HISTORY.md round 5). A small
+    // external-memory accounting (1,360 → 86 ns per 64-byte body in isolation). A small
     // body arrives as one chunk: no concat then.
     const copy = Buffer.allocUnsafe(chunk.byteLength);
     copy.set(new Uint8Array(chunk));
