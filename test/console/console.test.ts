@@ -71,6 +71,49 @@ describe('compliance console', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'reviews.png'), fullPage: true });
   });
 
+  it('clears a sanctions review with four eyes: the requester is not offered Approve, another person approves, the decision shows the clearance', async () => {
+    const { key: requester } = await t.createKey({ scopes: ['eligibility', 'review'], actor: 'riley.requester' });
+    const { key: approver } = await t.createKey({ scopes: ['eligibility', 'review', 'approve'], actor: 'avery.approver' });
+    const first = await (await t.post('/v1/eligibility', { mc_number: 'MC-200003' }, { 'x-api-key': requester })).json() as { eligible: boolean; reasons: string[] };
+    expect(first.eligible).toBe(false);
+    const asker = await context.newPage();
+    await signIn(asker, requester);
+    const row = asker.getByRole('row', { name: /MC 200003/ });
+    await expect.poll(async () => { await asker.reload(); await asker.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor(); return row.count(); }, { timeout: 10_000 }).toBe(1);
+    await row.getByRole('button', { name: 'Clear match' }).click();
+    const form = asker.getByRole('form', { name: 'Clear match for MC 200003' });
+    await form.getByLabel('Note').fill('Different company: listed entity is a Caspian shipping firm, carrier is a US LLC (checked addresses).');
+    await form.getByRole('button', { name: 'Submit request' }).click();
+    const request = asker.getByRole('listitem', { name: /^Request / });
+    await request.waitFor();
+    expect(await request.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await request.textContent()).toContain('Your own request');
+    await asker.screenshot({ path: join(ARTIFACTS, 'reviews-requested.png'), fullPage: true });
+    const pending = await (await t.get('/v1/overrides?status=pending_approval', { 'x-api-key': approver })).json() as { items: Array<{ id: string }> };
+    const id = pending.items[0]?.id ?? '';
+    // The API refuses the requester's own approval too (same_actor), whatever a client shows.
+    const own = await t.post(`/v1/overrides/${id}/approve`, {}, { 'x-api-key': requester });
+    expect(own.status).toBe(403);
+    await asker.close();
+
+    const second = await context.newPage();
+    await signIn(second, approver);
+    await second.getByRole('listitem', { name: `Request ${id}` }).getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => second.getByRole('status').textContent()).toContain('approved');
+    await second.screenshot({ path: join(ARTIFACTS, 'reviews-approved.png'), fullPage: true });
+    await expect.poll(async () => (await (await t.post('/v1/eligibility', { mc_number: 'MC-200003' }, { 'x-api-key': requester })).json() as { eligible: boolean }).eligible, { timeout: 5000 }).toBe(true);
+    const after = await (await t.post('/v1/eligibility', { mc_number: 'MC-200003' }, { 'x-api-key': requester })).json() as { eligible: boolean; decision_id: string; overrides?: Array<{ id: string }> };
+    expect(after.overrides?.map((o) => o.id)).toEqual([id]);
+    await second.getByRole('link', { name: 'Decisions' }).click();
+    await second.getByLabel('Decision id').fill(after.decision_id);
+    await second.getByRole('button', { name: 'Look up' }).click();
+    const override = second.getByRole('listitem', { name: `Override ${id}` });
+    await override.waitFor();
+    expect(await override.textContent()).toContain('avery.approver');
+    await second.screenshot({ path: join(ARTIFACTS, 'decision-with-override.png'), fullPage: true });
+    await second.close();
+  });
+
   it('screens a roster: rows that cannot be screened shown first, progress, chart, table and report download', async () => {
     await page.getByRole('link', { name: 'Rosters' }).click();
     await page.getByLabel('Roster CSV').setInputFiles({
