@@ -57,8 +57,8 @@ describe('single-check records', () => {
     ]);
     expect(verdict.reasons).toEqual(['out_of_service_order', 'conditional_safety_rating']);
     expect(verdict.evidence.reasons).toEqual([
-      { reason: 'out_of_service_order', source: 'oos', record_id: '1100002', facts: { order_date: '2026-10-01', order_reason: 'Imminent hazard' }, rule: null },
-      { reason: 'conditional_safety_rating', source: 'census', record_id: '1100002', facts: { safety_rating: 'C' }, rule: { conditional: 'review' } },
+      { reason: 'out_of_service_order', source: 'oos', record_id: '1100002', facts: { order_date: '2026-10-01', order_reason: 'Imminent hazard' }, rule: { regulation: '49 CFR 385.13, 49 CFR 386.72' } },
+      { reason: 'conditional_safety_rating', source: 'census', record_id: '1100002', facts: { safety_rating: 'C' }, rule: { conditional: 'review', regulation: '49 CFR 385.3' } },
     ]);
     expect(verdict.evidence.sources.find((source: { source: string }) => source.source === 'census').files[0].sha256).toBe(SHA);
 

@@ -2,6 +2,7 @@
 // prefix): four-eyes, not_overridable, the effect on single checks and batch rows, invalidation by new data,
 // expiry to the second on an injected clock, reference scopes, account isolation, a second replica, decision
 // records and monitoring events.
+import { DEFAULT_RULE_SET } from '../../src/core/ruleset.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
 import type { CarrierRecord, WatchlistHit } from '../../src/core/carrier.js';
@@ -27,7 +28,7 @@ const sdnHit = (matched: string, programs = ['SDGT']): WatchlistHit => ({
 const recentGrant = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10);
 function carriers(changes: { bipd?: number; sdnName?: string; legalName?: string } = {}): CarrierRecord[] {
   return [
-    cleanCarrier('300001', { insurance: { bipd_on_file_usd: changes.bipd ?? 500_000, bipd_required_usd: 750_000, cancellation_effective_on: null } }),
+    cleanCarrier('300001', { insurance: { bipd_on_file_usd: changes.bipd ?? 900_000, bipd_required_usd: 750_000, cancellation_effective_on: null } }),
     cleanCarrier('300002', { legal_name: changes.legalName ?? 'NORTHWIND HAULING LLC', hits: [sdnHit(changes.sdnName ?? 'NORTHWINDE HOLDINGS')] }),
     cleanCarrier('300003', { authority: { status: 'active', granted_on: recentGrant, revocation_pending_on: null, revoked_on: null } }),
     cleanCarrier('300004', { oos_order: { since: '2026-01-01', reason: 'imminent hazard' }, authority: { status: 'active', granted_on: recentGrant, revocation_pending_on: null, revoked_on: null } }),
@@ -68,7 +69,8 @@ async function checkUntil(key: string, mc: string, accept: (verdict: Record<stri
 
 beforeAll(async () => {
   t = await startTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', MONITORING_POLL_MS: '100' }, { now: clock });
-  await t.publishRules();
+  // A broker minimum above the federal one: under it is a review (insurance_below_minimum), never the 49 CFR 387.9 hard stop.
+  await t.publishRules({ ...DEFAULT_RULE_SET, insurance: { ...DEFAULT_RULE_SET.insurance, min_bipd_general_usd: 1_000_000 } });
   await serve(carriers());
   keys.check = (await t.createKey({ account: 'acme', scopes: ['eligibility', 'batch', 'monitoring'] })).key;
   keys.ann = (await t.createKey({ account: 'acme', scopes: ['review', 'approve'], actor: 'Ann Lee' })).key;
@@ -164,7 +166,7 @@ describe('four-eyes and the effect on verdicts', () => {
   });
 
   it('an until_change override is invalidated by a new BIPD amount, and the review opens again', async () => {
-    await serve(carriers({ bipd: 600_000 }));
+    await serve(carriers({ bipd: 800_000 }));
     const verdict = await checkUntil(keys.check!, '300001', (v) => v.eligible === false);
     expect(verdict.reasons).toEqual(['insurance_below_minimum']);
     const shown = await waitFor(async () => json(await t.get(`/v1/overrides/${id}`, as(keys.bob!))), (o) => o.status === 'invalidated', 2000);
