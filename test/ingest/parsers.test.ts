@@ -211,7 +211,8 @@ describe('census', () => {
     for await (const row of readCensus(path, context(), new SourceStats())) rows.push(row);
     expect(rows).toEqual([{ row: 2, dot: 344554, legalName: 'HULL COOPERATIVE ASSOCIATION', dbaName: null, status: 'A', mcs150Date: '2025-04-29',
       addDate: '1989-02-21', safetyRating: 'S', hazmat: false, mcs: [421775, 12892], mcStatuses: ['A', 'I'], operation: 'C',
-      priorRevokeDot: '123456', place: null }]);
+      priorRevokeDot: '123456', place: null,
+      identity: { legal_name: 'HULL COOPERATIVE ASSOCIATION', dba_name: '', phone: '', cell_phone: '', email: '', physical_address: '', mailing_address: '', officers: '' } }]);
   });
   it('a missing required column or a bad value aborts with file, row and field', async () => {
     const missing = await file('c1.csv', 'DOT_NUMBER,LEGAL_NAME\n1,A\n');

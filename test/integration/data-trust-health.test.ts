@@ -45,6 +45,6 @@ describe('screening lists the rule set requires', () => {
     ({ verdict, health } = await check());
     expect(verdict).toMatchObject({ eligible: true, degraded: false });
     expect(health.status).toBe('ok');
-    expect(health.not_screened).toEqual(['insurance_history', 'revocations', 'ofac_cons', 'sam', 'dnu']);
+    expect(health.not_screened).toEqual(['insurance_history', 'revocations', 'authority_history', 'ofac_cons', 'sam', 'dnu']);
   });
 });
