@@ -16,7 +16,7 @@ import { decodeCursor, encodeCursor, type EventStore } from './event-store.js';
 import { EVENT_TYPES } from './events-model.js';
 import { checkWebhookUrl } from './ssrf.js';
 import { endpointView, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_QUEUE_MAX, type WebhookStore } from './webhook-store.js';
-import type { WatchItem, WatchListStore } from './watchlist.js';
+import type { WatchEntry, WatchItem, WatchListStore } from './watchlist.js';
 
 export const MAX_WATCH_ROWS = 5000;
 const WATCH_BODY_LIMIT = 1024 * 1024;
@@ -109,16 +109,18 @@ export const replayBody = z.union([
   z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }).optional() }),
 ]);
 
-export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
-  /** Runs a handler body; Redis failures become 503, AppErrors pass through. */
-  const route = (method: Route['method'], pattern: string, maxBodyBytes: number,
-    act: (key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>): Route => ({
+/** A route's body: the key admitted for it and the request; the wrapper adds headers and maps storage errors. */
+type Handler = (deps: MonitoringRouteDeps, key: StoredApiKey, request: HttpRequest) => Promise<HttpResponse>;
+
+/** Admits the key (scope `monitoring`), runs the handler; Redis failures become 503, AppErrors pass through. */
+function guarded(deps: MonitoringRouteDeps, method: Route['method'], pattern: string, maxBodyBytes: number, handle: Handler): Route {
+  return {
     method, pattern, maxBodyBytes,
     async handler(request) {
       const { key, rateHeaders } = await deps.gate.admit(request, ['monitoring']);
       try {
         await deps.ready?.();
-        const response = await act(key, request);
+        const response = await handle(deps, key, request);
         return { ...response, headers: { 'cache-control': 'no-store', ...rateHeaders, ...response.headers }, log: { key_id: key.id, ...response.log } };
       } catch (error) {
         if (error instanceof AppError) throw error;
@@ -126,176 +128,207 @@ export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
         throw unavailable(error);
       }
     },
-  });
-
-  const mcParam = (request: HttpRequest): string => {
-    // A malformed percent-encoding (`%ZZ`) is the client's mistake: the same 422 as any other bad MC number.
-    const decoded = decodePathSegment(request.params[0] ?? '');
-    const mc = decoded === null ? null : normaliseMcNumber(decoded);
-    if (mc === null) throw validation('The path does not name a valid MC number.', [{ path: 'mc', message: 'must be 1-8 digits with an optional MC prefix' }]);
-    return mc;
   };
+}
 
-  const addOrFail = async (key: StoredApiKey, items: WatchItem[]) => {
-    const result = await deps.watch.add(key.account, items, deps.maxWatched);
-    if (result.kind === 'limit') {
-      throw new AppError('validation_failed', `The account watches ${result.count} carriers; the limit is ${result.limit}.`, {
-        errors: [{ path: 'items', message: `would exceed the per-account limit of ${result.limit} watched carriers` }],
-        extensions: { watched: result.count, limit: result.limit },
-      });
-    }
-    return result;
+/** The MC number in the path; a malformed percent-encoding (`%ZZ`) is the same 422 as any other bad MC number. */
+function mcParam(request: HttpRequest): string {
+  const decoded = decodePathSegment(request.params[0] ?? '');
+  const mc = decoded === null ? null : normaliseMcNumber(decoded);
+  if (mc === null) throw validation('The path does not name a valid MC number.', [{ path: 'mc', message: 'must be 1-8 digits with an optional MC prefix' }]);
+  return mc;
+}
+
+async function addOrFail(deps: MonitoringRouteDeps, key: StoredApiKey, items: WatchItem[]) {
+  const result = await deps.watch.add(key.account, items, deps.maxWatched);
+  if (result.kind === 'limit') {
+    throw new AppError('validation_failed', `The account watches ${result.count} carriers; the limit is ${result.limit}.`, {
+      errors: [{ path: 'items', message: `would exceed the per-account limit of ${result.limit} watched carriers` }],
+      extensions: { watched: result.count, limit: result.limit },
+    });
+  }
+  return result;
+}
+
+async function endpointOf(deps: MonitoringRouteDeps, key: StoredApiKey, request: HttpRequest) {
+  const endpoint = await deps.webhooks.get(key.account, request.params[0] ?? '');
+  if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id exists for this account.');
+  return endpoint;
+}
+
+const watchOne: Handler = async (deps, key, request) => {
+  const mc = mcParam(request);
+  let ref: string | null = null;
+  if (request.body.length > 0) ref = parseJsonBody(request.body, watchRefBody).ref ?? null;
+  const result = await addOrFail(deps, key, [{ mc, ref }]);
+  return { status: result.added > 0 ? 201 : 200, json: { mc, watching: true, added: result.added > 0 }, log: { mc } };
+};
+
+const unwatchOne: Handler = async (deps, key, request) => {
+  const mc = mcParam(request);
+  if (!await deps.watch.remove(key.account, mc)) throw new AppError('not_found', 'This account does not watch this carrier.');
+  return { status: 204, text: '', log: { mc } };
+};
+
+const watchMany: Handler = async (deps, key, request) => {
+  const items = parseWatchItems(parseJsonBody(request.body, z.unknown()));
+  const result = await addOrFail(deps, key, items);
+  return { status: 200, json: { added: result.added, already_watched: result.already, watched: await deps.watch.count(key.account) }, log: { rows: items.length } };
+};
+
+/** A watched carrier as listed: when and why it was added, and its verdict for the account now. */
+function listedItem(item: WatchEntry, verdict: Verdict) {
+  return {
+    ...item,
+    verdict: {
+      eligible: verdict.eligible, tier: verdict.tier, reasons: verdict.reasons, degraded: verdict.degraded,
+      ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of, dot_number: verdict.carrier?.dot_number ?? null,
+      legal_name: verdict.carrier?.legal_name ?? null,
+    },
   };
+}
 
-  const endpointOf = async (key: StoredApiKey, request: HttpRequest) => {
-    const endpoint = await deps.webhooks.get(key.account, request.params[0] ?? '');
-    if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id exists for this account.');
-    return endpoint;
+const listWatched: Handler = async (deps, key, request) => {
+  const params = new URLSearchParams(request.query);
+  const limit = intParam(params, 'limit', 100, 1, 500);
+  const afterRaw = params.get('after');
+  const after = afterRaw === null ? null : normaliseMcNumber(afterRaw);
+  if (afterRaw !== null && after === null) throw validation('Query parameter after is not a cursor of this list.', [{ path: 'after', message: 'must be the next_cursor of a previous page' }]);
+  const page = await deps.watch.page(key.account, after, limit);
+  const verdicts = await Promise.all(page.items.map((item) => deps.evaluate(item.mc, key.account)));
+  return {
+    status: 200,
+    json: {
+      items: page.items.map((item, index) => listedItem(item, verdicts[index] as Verdict)),
+      watched: await deps.watch.count(key.account),
+      next_cursor: page.next,
+    },
   };
+};
 
+const createWebhook: Handler = async (deps, key, request) => {
+  const body = parseJsonBody(request.body, webhookBody);
+  const checked = await checkWebhookUrl(body.url, deps.allowPrivateWebhooks);
+  if (!checked.ok) throw validation('The webhook URL is not acceptable.', [{ path: 'url', message: checked.problem }]);
+  // Deliveries start with the events stored from now on (a replay reaches back into the retention window).
+  const start = (await deps.events.newestId(key.account)) ?? '0-0';
+  const created = await deps.webhooks.create(key.account, {
+    url: checked.url.toString(), event_types: body.event_types ?? [], description: body.description ?? null,
+  }, start);
+  if (!created) {
+    throw validation(`An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints.`, [{ path: '(body)', message: 'endpoint limit reached' }]);
+  }
+  return { status: 201, json: { ...endpointView(created.endpoint), secret: created.secret }, log: { endpoint: created.endpoint.id } };
+};
+
+const listWebhooks: Handler = async (deps, key) => ({
+  status: 200, json: { items: (await deps.webhooks.list(key.account)).map(endpointView) },
+});
+
+const showWebhook: Handler = async (deps, key, request) => {
+  const endpoint = await endpointOf(deps, key, request);
+  const state = await deps.webhooks.state(key.account, endpoint.id);
+  return {
+    status: 200,
+    json: {
+      ...endpointView(endpoint),
+      delivery: {
+        cursor: encodeCursor(state.cursor), failing_attempts: state.attempt,
+        next_attempt_at: state.nextAt > 0 ? new Date(state.nextAt).toISOString() : null,
+        failing_since: state.firstFailedAt > 0 ? new Date(state.firstFailedAt).toISOString() : null,
+      },
+    },
+  };
+};
+
+const deleteWebhook: Handler = async (deps, key, request) => {
+  const endpoint = await endpointOf(deps, key, request);
+  await deps.webhooks.remove(key.account, endpoint.id);
+  return { status: 204, text: '', log: { endpoint: endpoint.id } };
+};
+
+const rotateSecret: Handler = async (deps, key, request) => {
+  const rotated = await deps.webhooks.rotate(await endpointOf(deps, key, request));
+  return { status: 200, json: { ...endpointView(rotated.endpoint), secret: rotated.secret }, log: { endpoint: rotated.endpoint.id } };
+};
+
+const enableWebhook: Handler = async (deps, key, request) => {
+  const endpoint = await endpointOf(deps, key, request);
+  const dropped = await deps.webhooks.restart(key.account, endpoint.id);
+  return {
+    status: 200, json: endpointView(await deps.webhooks.setStatus(endpoint, 'active', null)),
+    log: { endpoint: endpoint.id, replay_dropped: dropped ?? undefined },
+  };
+};
+
+const listDeliveries: Handler = async (deps, key, request) => {
+  const endpoint = await endpointOf(deps, key, request);
+  const limit = intParam(new URLSearchParams(request.query), 'limit', 100, 1, 1000);
+  return { status: 200, json: { items: await deps.webhooks.readLog(key.account, endpoint.id, limit) } };
+};
+
+/** The stream ids a replay body names: one event by id, or every event kept in a time range. */
+async function replayIds(deps: MonitoringRouteDeps, account: string, body: z.infer<typeof replayBody>): Promise<string[]> {
+  if ('event_id' in body) {
+    const found = await deps.events.byId(account, body.event_id);
+    if (!found) throw new AppError('not_found', 'No event with this id is kept for this account.');
+    return [found.streamId];
+  }
+  const to = body.to ? Date.parse(body.to) : Date.now();
+  return (await deps.events.range(account, Date.parse(body.from), to, 10_000)).map((entry) => entry.streamId);
+}
+
+const replayEvents: Handler = async (deps, key, request) => {
+  const endpoint = await endpointOf(deps, key, request);
+  const ids = await replayIds(deps, key.account, parseJsonBody(request.body, replayBody));
+  const queued = await deps.webhooks.queueReplay(key.account, endpoint.id, ids);
+  if (queued.added === null) {
+    throw new AppError('replay_queue_full', `The endpoint has ${queued.queued} replays queued; at most ${REPLAY_QUEUE_MAX} may wait at once. Retry when they are delivered, or ask for a shorter range.`, {
+      extensions: { replays_queued: queued.queued, limit: REPLAY_QUEUE_MAX },
+    });
+  }
+  // queued: the events this request added; an event already waiting for replay is not queued twice.
+  return {
+    status: 202, json: { queued: queued.added, already_queued: ids.length - queued.added, replays_pending: queued.queued },
+    log: { endpoint: endpoint.id, replay: queued.added },
+  };
+};
+
+const readEvents: Handler = async (deps, key, request) => {
+  const params = new URLSearchParams(request.query);
+  const limit = intParam(params, 'limit', 100, 1, 1000);
+  const afterRaw = params.get('after');
+  const after = afterRaw === null || afterRaw === '' ? null : decodeCursor(afterRaw);
+  if (afterRaw !== null && afterRaw !== '' && after === null) {
+    throw validation('Query parameter after is not a cursor of this feed.', [{ path: 'after', message: 'must be a next_cursor (or an event cursor) this feed returned' }]);
+  }
+  const entries = await deps.events.after(key.account, after, limit);
+  const last = entries[entries.length - 1];
+  return {
+    status: 200,
+    json: {
+      events: entries.map((entry) => entry.event),
+      next_cursor: last ? encodeCursor(last.streamId) : afterRaw || (await deps.events.newestId(key.account).then((id) => (id ? encodeCursor(id) : null))),
+      has_more: entries.length === limit,
+    },
+  };
+};
+
+export function monitoringRoutes(deps: MonitoringRouteDeps): Route[] {
+  const route = (method: Route['method'], pattern: string, maxBodyBytes: number, handle: Handler) => guarded(deps, method, pattern, maxBodyBytes, handle);
   return [
-    route('PUT', '/v1/watchlist/:mc', SMALL_BODY_LIMIT, async (key, request) => {
-      const mc = mcParam(request);
-      let ref: string | null = null;
-      if (request.body.length > 0) ref = parseJsonBody(request.body, watchRefBody).ref ?? null;
-      const result = await addOrFail(key, [{ mc, ref }]);
-      return { status: result.added > 0 ? 201 : 200, json: { mc, watching: true, added: result.added > 0 }, log: { mc } };
-    }),
-    route('DELETE', '/v1/watchlist/:mc', 0, async (key, request) => {
-      const mc = mcParam(request);
-      if (!await deps.watch.remove(key.account, mc)) throw new AppError('not_found', 'This account does not watch this carrier.');
-      return { status: 204, text: '', log: { mc } };
-    }),
-    route('POST', '/v1/watchlist', WATCH_BODY_LIMIT, async (key, request) => {
-      const items = parseWatchItems(parseJsonBody(request.body, z.unknown()));
-      const result = await addOrFail(key, items);
-      return { status: 200, json: { added: result.added, already_watched: result.already, watched: await deps.watch.count(key.account) }, log: { rows: items.length } };
-    }),
-    route('GET', '/v1/watchlist', 0, async (key, request) => {
-      const params = new URLSearchParams(request.query);
-      const limit = intParam(params, 'limit', 100, 1, 500);
-      const afterRaw = params.get('after');
-      const after = afterRaw === null ? null : normaliseMcNumber(afterRaw);
-      if (afterRaw !== null && after === null) throw validation('Query parameter after is not a cursor of this list.', [{ path: 'after', message: 'must be the next_cursor of a previous page' }]);
-      const page = await deps.watch.page(key.account, after, limit);
-      const verdicts = await Promise.all(page.items.map((item) => deps.evaluate(item.mc, key.account)));
-      return {
-        status: 200,
-        json: {
-          items: page.items.map((item, index) => {
-            const verdict = verdicts[index] as Verdict;
-            return {
-              ...item,
-              verdict: {
-                eligible: verdict.eligible, tier: verdict.tier, reasons: verdict.reasons, degraded: verdict.degraded,
-                ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of, dot_number: verdict.carrier?.dot_number ?? null,
-                legal_name: verdict.carrier?.legal_name ?? null,
-              },
-            };
-          }),
-          watched: await deps.watch.count(key.account),
-          next_cursor: page.next,
-        },
-      };
-    }),
-
-    route('POST', '/v1/webhooks', SMALL_BODY_LIMIT, async (key, request) => {
-      const body = parseJsonBody(request.body, webhookBody);
-      const checked = await checkWebhookUrl(body.url, deps.allowPrivateWebhooks);
-      if (!checked.ok) throw validation('The webhook URL is not acceptable.', [{ path: 'url', message: checked.problem }]);
-      // Deliveries start with the events stored from now on (a replay reaches back into the retention window).
-      const start = (await deps.events.newestId(key.account)) ?? '0-0';
-      const created = await deps.webhooks.create(key.account, {
-        url: checked.url.toString(), event_types: body.event_types ?? [], description: body.description ?? null,
-      }, start);
-      if (!created) {
-        throw validation(`An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints.`, [{ path: '(body)', message: 'endpoint limit reached' }]);
-      }
-      return { status: 201, json: { ...endpointView(created.endpoint), secret: created.secret }, log: { endpoint: created.endpoint.id } };
-    }),
-    route('GET', '/v1/webhooks', 0, async (key) => ({
-      status: 200, json: { items: (await deps.webhooks.list(key.account)).map(endpointView) },
-    })),
-    route('GET', '/v1/webhooks/:id', 0, async (key, request) => {
-      const endpoint = await endpointOf(key, request);
-      const state = await deps.webhooks.state(key.account, endpoint.id);
-      return {
-        status: 200,
-        json: {
-          ...endpointView(endpoint),
-          delivery: {
-            cursor: encodeCursor(state.cursor), failing_attempts: state.attempt,
-            next_attempt_at: state.nextAt > 0 ? new Date(state.nextAt).toISOString() : null,
-            failing_since: state.firstFailedAt > 0 ? new Date(state.firstFailedAt).toISOString() : null,
-          },
-        },
-      };
-    }),
-    route('DELETE', '/v1/webhooks/:id', 0, async (key, request) => {
-      const endpoint = await endpointOf(key, request);
-      await deps.webhooks.remove(key.account, endpoint.id);
-      return { status: 204, text: '', log: { endpoint: endpoint.id } };
-    }),
-    route('POST', '/v1/webhooks/:id/rotate-secret', SMALL_BODY_LIMIT, async (key, request) => {
-      const rotated = await deps.webhooks.rotate(await endpointOf(key, request));
-      return { status: 200, json: { ...endpointView(rotated.endpoint), secret: rotated.secret }, log: { endpoint: rotated.endpoint.id } };
-    }),
-    route('POST', '/v1/webhooks/:id/enable', SMALL_BODY_LIMIT, async (key, request) => {
-      const endpoint = await endpointOf(key, request);
-      const dropped = await deps.webhooks.restart(key.account, endpoint.id);
-      return {
-        status: 200, json: endpointView(await deps.webhooks.setStatus(endpoint, 'active', null)),
-        log: { endpoint: endpoint.id, replay_dropped: dropped ?? undefined },
-      };
-    }),
-    route('GET', '/v1/webhooks/:id/deliveries', 0, async (key, request) => {
-      const endpoint = await endpointOf(key, request);
-      const limit = intParam(new URLSearchParams(request.query), 'limit', 100, 1, 1000);
-      return { status: 200, json: { items: await deps.webhooks.readLog(key.account, endpoint.id, limit) } };
-    }),
-    route('POST', '/v1/webhooks/:id/replay', SMALL_BODY_LIMIT, async (key, request) => {
-      const endpoint = await endpointOf(key, request);
-      const body = parseJsonBody(request.body, replayBody);
-      let ids: string[];
-      if ('event_id' in body) {
-        const found = await deps.events.byId(key.account, body.event_id);
-        if (!found) throw new AppError('not_found', 'No event with this id is kept for this account.');
-        ids = [found.streamId];
-      } else {
-        const to = body.to ? Date.parse(body.to) : Date.now();
-        ids = (await deps.events.range(key.account, Date.parse(body.from), to, 10_000)).map((entry) => entry.streamId);
-      }
-      const queued = await deps.webhooks.queueReplay(key.account, endpoint.id, ids);
-      if (queued.added === null) {
-        throw new AppError('replay_queue_full', `The endpoint has ${queued.queued} replays queued; at most ${REPLAY_QUEUE_MAX} may wait at once. Retry when they are delivered, or ask for a shorter range.`, {
-          extensions: { replays_queued: queued.queued, limit: REPLAY_QUEUE_MAX },
-        });
-      }
-      // queued: the events this request added; an event already waiting for replay is not queued twice.
-      return {
-        status: 202, json: { queued: queued.added, already_queued: ids.length - queued.added, replays_pending: queued.queued },
-        log: { endpoint: endpoint.id, replay: queued.added },
-      };
-    }),
-
-    route('GET', '/v1/events', 0, async (key, request) => {
-      const params = new URLSearchParams(request.query);
-      const limit = intParam(params, 'limit', 100, 1, 1000);
-      const afterRaw = params.get('after');
-      const after = afterRaw === null || afterRaw === '' ? null : decodeCursor(afterRaw);
-      if (afterRaw !== null && afterRaw !== '' && after === null) {
-        throw validation('Query parameter after is not a cursor of this feed.', [{ path: 'after', message: 'must be a next_cursor (or an event cursor) this feed returned' }]);
-      }
-      const entries = await deps.events.after(key.account, after, limit);
-      const last = entries[entries.length - 1];
-      return {
-        status: 200,
-        json: {
-          events: entries.map((entry) => entry.event),
-          next_cursor: last ? encodeCursor(last.streamId) : afterRaw || (await deps.events.newestId(key.account).then((id) => (id ? encodeCursor(id) : null))),
-          has_more: entries.length === limit,
-        },
-      };
-    }),
+    route('PUT', '/v1/watchlist/:mc', SMALL_BODY_LIMIT, watchOne),
+    route('DELETE', '/v1/watchlist/:mc', 0, unwatchOne),
+    route('POST', '/v1/watchlist', WATCH_BODY_LIMIT, watchMany),
+    route('GET', '/v1/watchlist', 0, listWatched),
+    route('POST', '/v1/webhooks', SMALL_BODY_LIMIT, createWebhook),
+    route('GET', '/v1/webhooks', 0, listWebhooks),
+    route('GET', '/v1/webhooks/:id', 0, showWebhook),
+    route('DELETE', '/v1/webhooks/:id', 0, deleteWebhook),
+    route('POST', '/v1/webhooks/:id/rotate-secret', SMALL_BODY_LIMIT, rotateSecret),
+    route('POST', '/v1/webhooks/:id/enable', SMALL_BODY_LIMIT, enableWebhook),
+    route('GET', '/v1/webhooks/:id/deliveries', 0, listDeliveries),
+    route('POST', '/v1/webhooks/:id/replay', SMALL_BODY_LIMIT, replayEvents),
+    route('GET', '/v1/events', 0, readEvents),
   ];
 }
