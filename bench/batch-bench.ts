@@ -10,7 +10,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { startApp } from '../src/app.js';
-import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { loadConfig } from '../src/config.js';
 import type { CarrierRecord } from '../src/core/carrier.js';
@@ -51,12 +50,8 @@ async function arrange(): Promise<void> {
 }
 
 async function newKey(): Promise<string> {
-  const { id, secret, plaintext } = generateApiKey();
-  await new KeyAdmin(redis, keys).save({
-    id, account: 'bench', label: 'batch-bench', scopes: ['batch'], status: 'active', expires_at: null,
-    rate_per_minute: 100_000_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
-  });
-  return plaintext;
+  const { key } = await new KeyAdmin(redis, keys).issue({ account: 'bench', label: 'batch-bench', scopes: ['batch'], rate_per_minute: 100_000_000 });
+  return key;
 }
 
 function startWorker(): Promise<ChildProcess> {

@@ -34,7 +34,6 @@ import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { parseAllDocuments } from 'yaml';
-import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../src/core/ruleset.js';
 import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
@@ -486,14 +485,7 @@ async function seed(redis: Redis, keys: RedisKeys): Promise<{ hotKey: string; ex
     sources: Object.fromEntries(SOURCE_NAMES.map((source) => [source, { present: true, as_of: now, rows: CARRIERS }])),
   });
   const admin = new KeyAdmin(redis, keys);
-  const issue = async (rate: number) => {
-    const { id, secret, plaintext } = generateApiKey();
-    await admin.save({
-      id, account: 'bench', label: 'bench', scopes: ['eligibility'], status: 'active', expires_at: null,
-      rate_per_minute: rate, created_at: now, secret_sha256: hashSecret(secret),
-    });
-    return plaintext;
-  };
+  const issue = async (rate: number) => (await admin.issue({ account: 'bench', label: 'bench', scopes: ['eligibility'], rate_per_minute: rate })).key;
   return { hotKey: await issue(1_000_000_000), exactKey: await issue(EXACT_BUDGET) };
 }
 

@@ -32,7 +32,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { startApp, type RunningApp } from '../src/app.js';
-import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { loadConfig } from '../src/config.js';
 import type { CarrierRecord } from '../src/core/carrier.js';
@@ -168,11 +167,7 @@ async function runSetting(redis: RedisClient, setting: { name: string; warmMax: 
   const asOfA = new Date(Date.now() - 120_000).toISOString();
   const asOfB = new Date(Date.now() - 60_000).toISOString();
 
-  const { id, secret, plaintext } = generateApiKey();
-  await new KeyAdmin(redis, keys).save({
-    id, account: 'bench', label: 'bench', scopes: ['eligibility'], status: 'active', expires_at: null,
-    rate_per_minute: 1_000_000_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
-  });
+  const { key: plaintext } = await new KeyAdmin(redis, keys).issue({ account: 'bench', label: 'bench', scopes: ['eligibility'], rate_per_minute: 1_000_000_000 });
   await publishRuleSet(redis, keys, DEFAULT_RULE_SET);
   await commitSnapshot(await writeSnapshot(redis, keys), asOfA);
   const writerB = await writeSnapshot(redis, keys);

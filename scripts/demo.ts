@@ -12,7 +12,6 @@ import { hostname } from 'node:os';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { startApp, type RunningApp } from '../src/app.js';
-import { generateApiKey, hashSecret } from '../src/auth/api-key.js';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { loadConfig } from '../src/config.js';
 import { DEMO_CARRIERS, seedSample } from '../src/ingest/sample.js';
@@ -153,11 +152,9 @@ async function main(): Promise<void> {
     process.stdout.write('Ingesting the sample files (real FMCSA / OFAC / SAM layouts)…\n');
     await seedSample(redis, keys, { quiet: true });
     await ensureRuleSet(redis, keys);
-    const { id, secret, plaintext } = generateApiKey();
-    await new KeyAdmin(redis, keys).save({
-      id, account: 'demo', label: 'npm run demo', scopes: ['eligibility', 'batch'], status: 'active',
+    const { key: plaintext } = await new KeyAdmin(redis, keys).issue({
+      account: 'demo', label: 'npm run demo', scopes: ['eligibility', 'batch'], rate_per_minute: 10_000,
       expires_at: new Date(Date.now() + DAY_MS).toISOString(),
-      rate_per_minute: 10_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
     });
     redis.disconnect();
 

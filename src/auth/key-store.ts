@@ -7,7 +7,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { LRUCache } from 'lru-cache';
 import { withDeploymentMark } from '../store/deployment-mark.js';
 import type { RedisKeys } from '../store/keys.js';
-import { SCOPES, type ApiKeyRecord, type Scope, type StoredApiKey } from './api-key.js';
+import { generateApiKey, hashSecret, SCOPES, type ApiKeyRecord, type Scope, type StoredApiKey } from './api-key.js';
 
 const MISSING = Symbol('missing');
 type CacheEntry = StoredApiKey | typeof MISSING;
@@ -92,9 +92,36 @@ export class KeyStore {
   }
 }
 
+/** What a new key is issued with; the id, secret and creation time are made by issue(). */
+export interface KeyGrant {
+  account: string;
+  scopes: Scope[];
+  rate_per_minute: number;
+  label?: string;
+  /** RFC 3339; absent or null: never expires. */
+  expires_at?: string | null;
+  status?: 'active' | 'inactive';
+  actor?: string | null;
+}
+
 /** Writes for operators (CLI). Each bumps the epoch so every replica drops its cache. */
 export class KeyAdmin {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
+
+  /**
+   * Issues a key: a fresh id and secret, the record saved with only the secret's SHA-256. The one way keys are
+   * made (CLI `keys create`, tests, bench, demo); the plaintext is returned once and stored nowhere.
+   */
+  async issue(grant: KeyGrant, now: Date = new Date()): Promise<{ key: string; record: StoredApiKey }> {
+    const { id, secret, plaintext } = generateApiKey();
+    const record: StoredApiKey = {
+      id, account: grant.account, label: grant.label ?? '', scopes: grant.scopes, status: grant.status ?? 'active',
+      expires_at: grant.expires_at ?? null, rate_per_minute: grant.rate_per_minute, created_at: now.toISOString(),
+      actor: grant.actor ?? null, secret_sha256: hashSecret(secret),
+    };
+    await this.save(record);
+    return { key: plaintext, record };
+  }
 
   async save(key: StoredApiKey): Promise<void> {
     // One {ctl} transaction: record, index, epoch and the deployment mark.

@@ -2,8 +2,7 @@
 // prefix, plus helpers to issue keys, publish rule sets and write snapshots. Nothing here mocks Redis.
 import { randomBytes } from 'node:crypto';
 import { startApp, type RunningApp } from '../../src/app.js';
-import { generateApiKey, hashSecret, type Scope, type StoredApiKey } from '../../src/auth/api-key.js';
-import { KeyAdmin } from '../../src/auth/key-store.js';
+import { KeyAdmin, type KeyGrant } from '../../src/auth/key-store.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { DEFAULT_RULE_SET, type RuleSet } from '../../src/core/ruleset.js';
@@ -56,7 +55,7 @@ export interface TestApp {
   /** Patient client for arranging state (not the service's own connection). */
   redis: RedisClient;
   keys: RedisKeys;
-  createKey(options?: Partial<Pick<StoredApiKey, 'scopes' | 'rate_per_minute' | 'expires_at' | 'status' | 'account' | 'actor'>>): Promise<{ key: string; id: string }>;
+  createKey(options?: Partial<Omit<KeyGrant, 'label'>>): Promise<{ key: string; id: string }>;
   publishRules(rules?: RuleSet): Promise<number>;
   /** Writes and makes current a snapshot; `ambiguous` maps MC numbers to the DOT numbers they resolve to. */
   writeSnapshot(carriers: CarrierRecord[], meta?: Partial<Omit<SnapshotMeta, 'version'>>, ambiguous?: Record<string, string[]>): Promise<string>;
@@ -85,18 +84,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   return {
     app, baseUrl, config, redis, keys,
     async createKey(options = {}) {
-      const { id, secret, plaintext } = generateApiKey();
-      await new KeyAdmin(redis, keys).save({
-        id, account: options.account ?? 'acme', label: 'test', scopes: options.scopes ?? (['eligibility', 'batch'] as Scope[]),
-        status: options.status ?? 'active', expires_at: options.expires_at ?? null,
-        rate_per_minute: options.rate_per_minute ?? 100_000, created_at: new Date().toISOString(), secret_sha256: hashSecret(secret),
-        ...(options.actor ? { actor: options.actor } : {}),
+      const { key, record } = await new KeyAdmin(redis, keys).issue({
+        ...options, account: options.account ?? 'acme', label: 'test', scopes: options.scopes ?? ['eligibility', 'batch'],
+        rate_per_minute: options.rate_per_minute ?? 100_000,
       });
       // Saving moved keys:epoch, and the poll that sees it empties the service's key cache. Wait for that poll, so
       // it cannot land after a test's first check and silently drop the key record the test just had cached (a
       // test that then breaks Redis got degraded answers with no budget drawn: fault-redis' one flake).
       await app.parts.state.poll();
-      return { key: plaintext, id };
+      return { key, id: record.id };
     },
     async publishRules(rules = DEFAULT_RULE_SET) {
       return (await publishRuleSet(redis, keys, rules)).version;

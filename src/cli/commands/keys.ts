@@ -1,6 +1,6 @@
 // `carrier-eligibility keys create|list|disable|enable`: API keys are issued and managed only here.
 import { InvalidArgumentError, type Command } from 'commander';
-import { generateApiKey, hashSecret, SCOPES, type Scope } from '../../auth/api-key.js';
+import { SCOPES, type Scope } from '../../auth/api-key.js';
 import { KeyAdmin, publicRecord } from '../../auth/key-store.js';
 import { parseInstant } from '../../core/dates.js';
 import { CliError, printJson, withContext } from '../context.js';
@@ -46,14 +46,11 @@ export function register(program: Command): void {
     .option('--actor <name>', 'bind the key to one person: overrides and approvals made with it act as that person', parseActor)
     .action(async (options: { account: string; scopes: Scope[]; ratePerMinute?: number; expiresAt?: string; label: string; actor?: string }) => {
       await withContext(async ({ config, redis, keys: redisKeys }) => {
-        const { id, secret, plaintext } = generateApiKey();
-        const stored = {
-          id, account: options.account, label: options.label, scopes: options.scopes, status: 'active' as const,
-          expires_at: options.expiresAt ?? null, rate_per_minute: options.ratePerMinute ?? config.RATE_PER_MINUTE_DEFAULT,
-          created_at: new Date().toISOString(), actor: options.actor ?? null, secret_sha256: hashSecret(secret),
-        };
-        await new KeyAdmin(redis, redisKeys).save(stored);
-        printJson({ key: plaintext, record: publicRecord(stored) });
+        const { key, record } = await new KeyAdmin(redis, redisKeys).issue({
+          account: options.account, label: options.label, scopes: options.scopes, expires_at: options.expiresAt,
+          rate_per_minute: options.ratePerMinute ?? config.RATE_PER_MINUTE_DEFAULT, actor: options.actor,
+        });
+        printJson({ key, record: publicRecord(record) });
       });
     });
 
