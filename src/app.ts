@@ -28,6 +28,7 @@ import { LiveState } from './state/live-state.js';
 import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/index.js';
 import { policyWiring, type PolicyParts } from './policy/index.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
+import { snapshotSweeperFromConfig } from './store/snapshot-retention.js';
 import { buildOverrides, type Overrides } from './overrides/index.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -183,6 +184,8 @@ export async function startApp(config: Config, log: Logger, now: () => number = 
   const batchWorker = config.ROLE === 'api' ? null : startBatchWorker(parts);
   const monitoring = config.ROLE === 'api' ? null : startMonitoringWorker(parts);
   const archiver = config.ROLE === 'api' ? null : startDecisionArchiver(parts);
+  // Retired snapshot versions leave when their grace ends, not only when the next ingest runs.
+  const sweeper = config.ROLE === 'api' ? null : snapshotSweeperFromConfig(config, parts.keys, log);
   return {
     parts,
     http,
@@ -193,6 +196,7 @@ export async function startApp(config: Config, log: Logger, now: () => number = 
       await batchWorker?.stop(config.SHUTDOWN_GRACE_MS);
       await monitoring?.stop(config.SHUTDOWN_GRACE_MS);
       await archiver?.stop();
+      await sweeper?.stop();
       parts.state.stop();
       parts.policy.book.stop();
       await parts.overrides.sightings.flush().catch(() => undefined);

@@ -133,6 +133,10 @@ export const configSchema = z.object({
     .describe('Largest share of carriers that may move from blocked or review to eligible in one ingest (at least 5) before it is refused'),
   INGEST_MAX_QUARANTINE_SHARE: z.coerce.number().min(0).max(1).default(0.005)
     .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
+  SNAPSHOT_MAX_VERSIONS: int(2, 20).default(3)
+    .describe('Most snapshot versions Redis holds at once, the serving one and one being written included; the oldest retired version goes first, even within its grace'),
+  SNAPSHOT_SWEEP_INTERVAL_SECONDS: int(5, 3600).default(60)
+    .describe('How often the worker role removes retired snapshot versions whose grace is over, and orphans of failed ingests (one sweeper at a time)'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

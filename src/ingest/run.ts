@@ -12,9 +12,8 @@ import { parseInstant } from '../core/dates.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES, type RuleSet, type SourceName } from '../core/ruleset.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import {
-  acquireIngestLock, cleanupSnapshots, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter,
-} from '../store/snapshot-writer.js';
+import { acquireIngestLock, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter } from '../store/snapshot-writer.js';
+import { DEFAULT_MAX_VERSIONS, sweepForIngest } from '../store/snapshot-retention.js';
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
 import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
@@ -54,6 +53,8 @@ export interface IngestOptions {
   useRedisDnu?: boolean;
   nowMs?: number;
   graceMs?: number;
+  /** Most snapshot versions kept in Redis, the serving one and this ingest's included (SNAPSHOT_MAX_VERSIONS). */
+  maxVersions?: number;
   /** Largest allowed drop in carrier count, and in each source's rows, versus the current snapshot (default 0.10). */
   maxShrink?: number;
   /** Largest share of authority dockets the census may leave uncovered (default 0.05). */
@@ -157,7 +158,9 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   const writer = new SnapshotWriter(redis, keys, version);
   let begun = false;
   try {
-    const removedVersions = await cleanupSnapshots(redis, keys, nowMs, undefined, warn);
+    const maxVersions = options.maxVersions ?? DEFAULT_MAX_VERSIONS;
+    // Room for this ingest's version first: orphans, retired versions past their grace, then the oldest retired.
+    const removedVersions = await sweepForIngest(redis, keys, { nowMs, maxVersions, own: version, reserve: 1 }, warn);
     await raiseListpackValueLimit(redis, warn);
     const loaded = await loadSources(redis, keys, {
       files: options.files, today, nowMs, insuranceUnits: options.insuranceUnits ?? 'auto',
@@ -230,7 +233,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       verdicts,
     };
     const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer(), release.token);
-    removedVersions.push(...await cleanupSnapshots(redis, keys, Date.now(), version, warn));
+    removedVersions.push(...await sweepForIngest(redis, keys, { nowMs: Date.now(), maxVersions, own: version, reserve: 0 }, warn));
     const identity = options.identity
       ? await options.identity.commit({ version, asOf: (sources.census.as_of ?? meta.data_as_of).slice(0, 10) })
       : undefined;

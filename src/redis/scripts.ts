@@ -31,6 +31,7 @@ const SOURCES = {
   policyPublish: { file: 'policy-publish.lua', keys: 3 },
   snapshotFlip: { file: 'snapshot-flip.lua', keys: 7 },
   ingestLock: { file: 'ingest-lock.lua', keys: 2 },
+  snapshotSweep: { file: 'snapshot-sweep.lua', keys: 6 },
 } as const;
 
 type Arg = string | number | Buffer;
@@ -57,6 +58,7 @@ declare module 'ioredis' {
     policyPublish(...args: Arg[]): Result<unknown, Context>;
     snapshotFlip(...args: Arg[]): Result<unknown, Context>;
     ingestLock(...args: Arg[]): Result<unknown, Context>;
+    snapshotSweep(...args: Arg[]): Result<unknown, Context>;
   }
 }
 
@@ -93,12 +95,16 @@ const terminateReply = z.tuple([int]).rest(z.string().nullable());
 const dnuReply = z.tuple([z.string(), int]);
 const carrierReadReply = z.array(z.string().nullable());
 const queueReplayReply = z.tuple([int, int]);
+const sweepReply = z.tuple([int]).rest(z.string());
+const sweptWhy = z.enum(['due', 'orphan', 'cap']);
 
 export interface DrawResult { admitted: number; remaining: number; retryAfterMs: number; resetMs: number }
 export interface ChunkStart {
   status: string | null; keyId: string | null; snapshotVersion: string | null; rulesetVersion: string | null;
   deadlineMs: string | null; chunkSize: string | null; total: string | null;
 }
+/** A snapshot version snapshot-sweep.lua chose for removal, and why. */
+export interface SweptVersion { version: string; why: 'due' | 'orphan' | 'cap' }
 export interface DoNotUseChange { op: 'set' | 'del'; mc: string; entry: string }
 
 export const luaScripts = {
@@ -203,6 +209,25 @@ export const luaScripts = {
       args.token, args.version, args.meta, args.retireAtMs, args.deploymentMark, args.notEligible ?? '',
     ));
     return reply[0] === 1 ? { published: true, previous: reply[1] || null } : { published: false, fence: reply[1] };
+  },
+
+  /**
+   * snapshot-sweep.lua: the snapshot versions to remove now (retired past their grace, orphans, the oldest retired
+   * beyond `maxVersions`), claimed in one step ({ctl}). As the sweeper: null while another sweeper holds the lease.
+   */
+  async snapshotSweep(
+    client: RedisClient,
+    keys: { current: string; versions: string; retired: string; lock: string; fence: string; lease: string },
+    args: { nowMs: number; maxVersions: number } & ({ as: 'sweeper'; token: string; leaseMs: number } | { as: 'ingest'; own: string; reserve: 0 | 1 }),
+  ): Promise<SweptVersion[] | null> {
+    const [held, ...pairs] = sweepReply.parse(await raw(client, 'snapshotSweep')(
+      keys.current, keys.versions, keys.retired, keys.lock, keys.fence, keys.lease, args.nowMs, args.maxVersions, args.as,
+      args.as === 'sweeper' ? args.token : args.own, args.as === 'sweeper' ? args.leaseMs : args.reserve,
+    ));
+    if (held !== 1) return null;
+    const swept: SweptVersion[] = [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) swept.push({ version: pairs[i] as string, why: sweptWhy.parse(pairs[i + 1]) });
+    return swept;
   },
 
   /** lease-renew.lua: extends the lease by `leaseMs` when `token` still holds it; false when it does not. */

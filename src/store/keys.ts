@@ -47,6 +47,8 @@ export function redisKeys(prefix: string) {
     ingestLock: ctl('snapshot:versions:lock'),
     /** Counter: the ingest fencing token, INCR'd by every lock acquisition; the flip checks it (snapshot-flip.lua). */
     ingestFence: ctl('snapshot:versions:fence'),
+    /** String: the snapshot sweeper's lease (its token); one sweeper at a time (snapshot-sweep.lua). */
+    snapshotSweeper: ctl('snapshot:versions:sweeper'),
     /** Counter for rule set versions. */
     rulesetSeq: ctl('ruleset:seq'),
     /** String: current rule set version. */

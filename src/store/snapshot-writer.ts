@@ -130,31 +130,6 @@ export async function removeSnapshotVersion(redis: RedisClient, keys: RedisKeys,
   await redis.multi().unlink(keys.snapshotMeta(version)).unlink(keys.snapshotNotEligible(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
 }
 
-/**
- * Removes retired versions whose grace period is over and versions an ingest started but never committed
- * (killed or crashed). Call only while holding the ingest lock, so "being written" means "orphaned".
- */
-export async function cleanupSnapshots(
-  redis: RedisClient, keys: RedisKeys, nowMs: number, except?: string, warn: (message: string) => void = () => undefined,
-): Promise<string[]> {
-  const current = await redis.get(keys.snapshotCurrent);
-  const due = await redis.zrangebyscore(keys.snapshotRetired, '-inf', nowMs);
-  const orphans = await redis.zrange(keys.snapshotVersions, 0, -1);
-  const removed: string[] = [];
-  for (const version of new Set([...due, ...orphans])) {
-    if (version === current || version === except) continue;
-    try {
-      await removeSnapshotVersion(redis, keys, version);
-      removed.push(version);
-    } catch (error) {
-      // A version that cannot be removed now stays listed and is retried by the next ingest; it must never
-      // stop this ingest (an orphan that blocks every later ingest would freeze the data until it ages out).
-      warn(`could not remove old snapshot version ${version} (retried next ingest): ${(error as Error).message}`);
-    }
-  }
-  return removed;
-}
-
 export class IngestLockedError extends Error {}
 
 /** The ingest lost its lock while it ran (paused past the TTL, another ingest took over): nothing was published. */

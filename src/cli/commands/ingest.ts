@@ -77,7 +77,7 @@ export function register(program: Command): void {
             useRedisDnu: options.redisDnu, progress: consoleProgress(),
             // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
             // version at least that long so no running job loses its data mid-way.
-            graceMs: retiredSnapshotGraceMs(config),
+            graceMs: retiredSnapshotGraceMs(config), maxVersions: config.SNAPSHOT_MAX_VERSIONS,
             accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
             identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX)),
             limits: {
