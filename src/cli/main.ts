@@ -16,6 +16,8 @@ import { register as registerDecisions } from './commands/decisions.js';
 import { register as registerWatch } from './commands/watch.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
 import { register as registerEvents } from './commands/events.js';
+import { register as registerReviews } from './commands/reviews.js';
+import { register as registerOverrides } from './commands/overrides.js';
 
 const program = new Command('carrier-eligibility')
   .description('Carrier Eligibility Decision Service: operator commands')
@@ -36,6 +38,8 @@ registerDecisions(program);
 registerWatch(program);
 registerWebhooks(program);
 registerEvents(program);
+registerReviews(program);
+registerOverrides(program);
 
 try {
   await program.parseAsync(process.argv);

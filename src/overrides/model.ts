@@ -239,6 +239,27 @@ export function statusAt(record: OverrideRecord, nowMs: number): OverrideStatus 
   return record.status;
 }
 
+export const isOverrideStatus = (value: string): value is OverrideStatus => (OVERRIDE_STATUSES as readonly string[]).includes(value);
+
+export interface OverrideQuery {
+  /** The status at this instant (an active override past its time is expired). */
+  status: OverrideStatus | null;
+  /** A normalised MC number. */
+  mc: string | null;
+  /** The id after which to go on (exclusive), null from the start. */
+  after: string | null;
+  limit: number;
+}
+
+/** One page of an account's overrides, newest first (ids are time-ordered), and the next page's cursor. */
+export function pageOverrides(records: readonly OverrideRecord[], query: OverrideQuery, nowMs: number): { items: OverrideRecord[]; next_cursor: string | null } {
+  const { status, mc, after, limit } = query;
+  const matching = [...records].sort((a, b) => b.id.localeCompare(a.id))
+    .filter((record) => (after === null || record.id < after) && (status === null || statusAt(record, nowMs) === status) && (mc === null || record.mc_number === mc));
+  const items = matching.slice(0, limit);
+  return { items, next_cursor: matching.length > limit ? items[items.length - 1]?.id ?? null : null };
+}
+
 /** The API's view of an override (the console's too): every field, stable order. */
 export function overrideView(record: OverrideRecord, nowMs: number, history?: HistoryEntry[]): Record<string, unknown> {
   const { account: _account, ...rest } = record;

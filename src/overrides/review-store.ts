@@ -22,6 +22,7 @@ function setCommand(redis: RedisClient): Call {
 
 export const REVIEW_STATUSES = ['open', 'covered', 'closed'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+export const isReviewStatus = (value: string): value is ReviewStatus => (REVIEW_STATUSES as readonly string[]).includes(value);
 export type ReviewSource = 'check' | 'batch_row' | 'monitoring';
 
 export interface ReviewItem {

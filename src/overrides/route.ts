@@ -7,7 +7,8 @@ import { AppError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { HttpRequest, HttpResponse, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import { createOverrideBody, decideBody, OVERRIDE_STATUSES, overrideView, statusAt, type OverrideStatus } from './model.js';
+import { normaliseMcNumber } from '../core/mc-number.js';
+import { createOverrideBody, decideBody, isOverrideStatus, OVERRIDE_STATUSES, overrideView, pageOverrides } from './model.js';
 import type { OverrideService } from './service.js';
 import type { OverrideStore } from './store.js';
 
@@ -62,7 +63,8 @@ function intParam(params: URLSearchParams, name: string, fallback: number, min: 
   return value;
 }
 
-const ID = /^ovr_[0-9a-f]{32}$/;
+/** What an override id looks like (newOverrideId); anything else is unknown. */
+export const OVERRIDE_ID = /^ovr_[0-9a-f]{32}$/;
 
 export function overrideRoutes(deps: OverrideRouteDeps): Route[] {
   const route = (method: Route['method'], pattern: string, maxBodyBytes: number, scopes: readonly [Scope, ...Scope[]],
@@ -70,7 +72,7 @@ export function overrideRoutes(deps: OverrideRouteDeps): Route[] {
   const idOf = (request: HttpRequest): string => {
     const id = decodeURIComponent(request.params[0] ?? '');
     // A malformed id is as unknown as any other.
-    if (!ID.test(id)) throw new AppError('not_found', 'No override with this id exists for this account.');
+    if (!OVERRIDE_ID.test(id)) throw new AppError('not_found', 'No override with this id exists for this account.');
     return id;
   };
   const optionalBody = (request: HttpRequest) => (request.body.length === 0 ? {} : parseJsonBody(request.body, decideBody));
@@ -85,24 +87,17 @@ export function overrideRoutes(deps: OverrideRouteDeps): Route[] {
     route('GET', '/v1/overrides', 0, ['review', 'approve'], async (key, request) => {
       const params = new URLSearchParams(request.query);
       const status = params.get('status');
-      if (status !== null && !(OVERRIDE_STATUSES as readonly string[]).includes(status)) {
+      if (status !== null && !isOverrideStatus(status)) {
         throw validation('Query parameter status is not an override status.', 'status', `one of ${OVERRIDE_STATUSES.join(', ')}`);
       }
-      const mc = params.get('mc_number');
+      const mcRaw = params.get('mc_number');
+      const mc = mcRaw === null ? null : normaliseMcNumber(mcRaw);
+      if (mcRaw !== null && mc === null) throw validation('Query parameter mc_number is not an MC number.', 'mc_number', 'must be 1-8 digits with an optional MC prefix');
       const limit = intParam(params, 'limit', 100, 1, 500);
       const after = params.get('after');
-      if (after !== null && !ID.test(after)) throw validation('Query parameter after is not a cursor of this list.', 'after', 'must be the next_cursor of a previous page');
-      const nowMs = deps.now();
-      // Newest first (ids are time-ordered); the status filter is on the status at this instant.
-      const matching = (await deps.store.list(key.account))
-        .sort((a, b) => b.id.localeCompare(a.id))
-        .filter((record) => (after === null || record.id < after) && (status === null || statusAt(record, nowMs) === status as OverrideStatus)
-          && (mc === null || record.mc_number === mc.replace(/^MC-?/i, '')));
-      const page = matching.slice(0, limit);
-      return {
-        status: 200,
-        json: { items: page.map(view), next_cursor: matching.length > limit ? page[page.length - 1]?.id ?? null : null },
-      };
+      if (after !== null && !OVERRIDE_ID.test(after)) throw validation('Query parameter after is not a cursor of this list.', 'after', 'must be the next_cursor of a previous page');
+      const page = pageOverrides(await deps.store.list(key.account), { status, mc, after, limit }, deps.now());
+      return { status: 200, json: { items: page.items.map(view), next_cursor: page.next_cursor } };
     }),
     route('GET', '/v1/overrides/:id', 0, ['review', 'approve'], async (key, request) => {
       const { record } = await deps.service.read(key.account, idOf(request));

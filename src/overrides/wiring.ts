@@ -7,18 +7,18 @@ import type { Verdict } from '../core/verdict.js';
 import type { RecordContext } from '../decisions/index.js';
 import type { Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import { EventStore, monitoringKeys } from '../monitoring/index.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { reviewRoutes } from './review-route.js';
 import { CoalescedSightings } from './review-sightings.js';
-import { ReviewStore } from './review-store.js';
+import type { ReviewStore } from './review-store.js';
+import { buildOverrideAdmin } from './admin.js';
 import type { LiveState } from '../state/live-state.js';
 import { OverrideEffect } from './effect.js';
 import { overrideKeys } from './keys.js';
 import { OverrideRegistry } from './registry.js';
 import { overrideRoutes } from './route.js';
-import { OverrideService } from './service.js';
-import { OverrideStore } from './store.js';
+import type { OverrideService } from './service.js';
+import type { OverrideStore } from './store.js';
 import { OverrideUpkeep } from './upkeep.js';
 
 /** Management calls: a fail-fast connection, but not the verdict's short command budget. */
@@ -51,25 +51,20 @@ export interface Overrides {
 export function buildOverrides(parts: OverrideParts, connection?: RedisClient): Overrides {
   const { config, log, now } = parts;
   const redis = connection ?? createRedis(redisTarget(config), 'request-path', Math.max(config.REDIS_COMMAND_TIMEOUT_MS, MANAGEMENT_TIMEOUT_MS));
-  const keys = overrideKeys(config.REDIS_PREFIX);
-  const store = new OverrideStore(redis, keys);
-  const reviews = new ReviewStore(redis, keys);
   const registry = new OverrideRegistry();
-  const events = new EventStore(redis, monitoringKeys(config.REDIS_PREFIX), config.MONITORING_EVENT_RETENTION_DAYS * 86_400_000);
-  const service = new OverrideService({ store, reviews, evaluate: parts.evaluate, events, now, log });
-  const opened = (account: string, verdict: Verdict) => {
-    void service.emitReviewOpened(account, verdict.mc_number, verdict, now()).catch((error: unknown) => log.warn({ err: error }, 'review.opened not stored'));
-  };
+  const { store, reviews, service, queue, opened } = buildOverrideAdmin({
+    redis, config, log, now, evaluate: parts.evaluate, activeFor: (account, mc) => registry.forCarrier(account, mc),
+  });
   const sightings = new CoalescedSightings(reviews, log, now, opened);
   const upkeep = new OverrideUpkeep(service, registry, log, now);
   const effect = new OverrideEffect(registry, sightings, upkeep, now);
-  parts.state.addEpochWatcher({ key: keys.epoch, changed: async () => registry.replace(await store.loadActive()) });
+  parts.state.addEpochWatcher({ key: overrideKeys(config.REDIS_PREFIX).epoch, changed: async () => registry.replace(await store.loadActive()) });
   return {
     registry, store, reviews, service, sightings, upkeep, effect,
     postDecision: (verdict, context) => effect.apply(verdict, context.account, context.reference, context.kind === 'check' ? 'check' : 'batch_row'),
     routes: (gate) => [
       ...overrideRoutes({ gate, service, store, now, log }),
-      ...reviewRoutes({ gate, reviews, registry, evaluate: parts.evaluate, opened, now, log }),
+      ...reviewRoutes({ gate, queue, log }),
     ],
     start() {
       sightings.start();
