@@ -1,13 +1,14 @@
 // Reads the continuous archive: one record by id (the UUIDv7 time names the hour, the hour's segment index
 // names the block, one block is read and decompressed) and a search by account, MC number and time. Only
-// segments whose manifest exists are read (a crash can leave data files of a segment that was never
-// committed). Records written twice (catch-up segments, a pass repeated after a crash) are returned once.
+// segment files that a committed manifest names are read (a crash can leave files of a segment that was never
+// committed, or that was committed again over other seconds). Records written twice (catch-up segments, a pass
+// repeated after a crash) are returned once.
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { SnapshotMeta } from '../core/carrier.js';
 import {
-  decodeBlock, findBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, type ArchiveLine,
-  type SegmentIndex,
+  decodeBlock, findBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, segmentManifestSchema,
+  type ArchiveLine, type SegmentIndex,
 } from './archive-format.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { DecisionView } from './reader.js';
@@ -33,7 +34,8 @@ export interface FindQuery {
 
 export class ArchiveReader {
   private readonly indexes = new LRUCache<string, SegmentIndex>({ max: 512 });
-  private readonly committed = new LRUCache<number, true>({ max: 100_000 });
+  /** seq → the index key its committed manifest names (only committed seqs are cached: they never change). */
+  private readonly committed = new LRUCache<number, string>({ max: 100_000 });
   private readonly snapshots = new LRUCache<string, SnapshotMeta>({ max: 64 });
   private readonly hours = new LRUCache<string, Segment[]>({ max: 256, ttl: 60_000 });
 
@@ -45,7 +47,7 @@ export class ArchiveReader {
     return hint ? Number((JSON.parse(hint.toString('utf8')) as { archived_until?: number }).archived_until ?? 0) : 0;
   }
 
-  /** Committed segments of one hour, by seq. A past hour's listing is cached for a minute. */
+  /** Segment files of one hour, by seq (committed or not: see isCommitted). A past hour's listing is cached for a minute. */
   private async segments(hourStart: number): Promise<Segment[]> {
     const prefix = hourPrefix(hourStart);
     const cached = this.hours.get(prefix);
@@ -53,24 +55,31 @@ export class ArchiveReader {
     const found: Segment[] = [];
     for (const key of await this.store.list(prefix)) {
       const parsed = parseSegmentKey(key);
-      if (parsed && (await this.isCommitted(parsed.seq))) found.push(parsed);
+      if (parsed) found.push(parsed);
     }
     found.sort((a, b) => a.seq - b.seq);
     if ((hourStart + HOUR_SECONDS) * 1000 < Date.now() - 3_600_000) this.hours.set(prefix, found);
     return found;
   }
 
-  private async isCommitted(seq: number): Promise<boolean> {
-    if (this.committed.has(seq)) return true;
-    const exists = (await this.store.getRange(manifestKey(seq), 0, 1)) !== null;
-    if (exists) this.committed.set(seq, true);
-    return exists;
+  /** True when seq's manifest exists and names this segment's files (not those of a crashed pass under the same seq). */
+  private async isCommitted(segment: Segment): Promise<boolean> {
+    const indexKey = `${segment.base}.index.json.gz`;
+    let named = this.committed.get(segment.seq);
+    if (named === undefined) {
+      const bytes = await this.store.get(manifestKey(segment.seq));
+      if (!bytes) return false;
+      named = segmentManifestSchema.parse(JSON.parse(bytes.toString('utf8'))).index?.key ?? '';
+      this.committed.set(segment.seq, named);
+    }
+    return named === indexKey;
   }
 
   private async index(segment: Segment): Promise<SegmentIndex | null> {
     const key = `${segment.base}.index.json.gz`;
     const cached = this.indexes.get(key);
     if (cached) return cached;
+    if (!(await this.isCommitted(segment))) return null;
     const bytes = await this.store.get(key);
     if (!bytes) return null;
     const index = JSON.parse(gunzipSync(bytes).toString('utf8')) as SegmentIndex;

@@ -2,9 +2,10 @@
 // chain/ in seq order (no seq missing), its Ed25519 signature, its link to the previous manifest (SHA-256 of
 // its bytes), regular segments following each other without a gap, then every file it names: SHA-256 and size
 // of the data and index, the stored snapshot manifests and rule sets, and the data decoded block by block
-// against the index (record count, per-second counts, every record inside the segment's seconds). Segment
-// files no manifest names fail it too (a reader could be shown them), except those of the seq after the head,
-// which a crashed pass leaves and the next pass overwrites. Stops at the first difference and names its file.
+// against the index (record count, per-second counts, every record inside the segment's seconds). Any other
+// file under hours/ fails it, except segment files that a crashed pass left (no manifest names them: readers
+// never read them, and the next pass removes those of its own hour); they are listed as `leftovers`.
+// Stops at the first difference and names its file.
 import { verify, type KeyObject } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -22,6 +23,8 @@ export interface ChainVerifyResult {
   records: number;
   /** Segments whose data was deleted after DECISION_ARCHIVE_YEARS (their manifests still verify). */
   pruned: number;
+  /** Segment files no manifest names (left by a crashed pass; never read). */
+  leftovers: string[];
   /** The first file that differs, and how. */
   problem: { file: string; what: string } | null;
 }
@@ -33,7 +36,7 @@ class Difference extends Error {
 }
 
 export async function verifyArchive(store: ArchiveStore, trusted: KeyObject, options: { nowMs: number; archiveYears: number }): Promise<ChainVerifyResult> {
-  const result: ChainVerifyResult = { ok: true, segments: 0, records: 0, pruned: 0, problem: null };
+  const result: ChainVerifyResult = { ok: true, segments: 0, records: 0, pruned: 0, leftovers: [], problem: null };
   const cutoff = options.nowMs / 1000 - options.archiveYears * 365.25 * 86_400;
   const trustedKey = publicKeyBase64(trusted);
   const objects = new Map<string, string>();
@@ -112,12 +115,10 @@ export async function verifyArchive(store: ArchiveStore, trusted: KeyObject, opt
       result.records += manifest.records;
       previous = { seq, sha256: sha256(bytes), manifest };
     }
-    const headSeq = previous?.seq ?? 0;
     for (const key of await store.list('hours/')) {
       if (named.has(key)) continue;
-      const seq = /\/s(\d{10})-/.exec(key)?.[1];
-      if (seq !== undefined && Number(seq) > headSeq && (parseSegmentKey(key) !== null || key.endsWith('.ndjson.br'))) continue;
-      throw new Difference(key, 'is not named by any manifest');
+      if (parseSegmentKey(key) !== null || parseSegmentKey(key.replace(/\.ndjson\.br$/, '.index.json.gz')) !== null) result.leftovers.push(key);
+      else throw new Difference(key, 'is not named by any manifest');
     }
   } catch (error) {
     if (!(error instanceof Difference)) throw error;

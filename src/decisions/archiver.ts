@@ -16,7 +16,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { luaScripts } from '../redis/scripts.js';
 import type { RedisKeys } from '../store/keys.js';
 import {
-  ARCHIVE_FORMAT, CHAIN_PREFIX, DATA_SUFFIX, encodeSegment, HEAD_KEY, HOUR_SECONDS, manifestKey, segmentBase, segmentManifestSchema,
+  ARCHIVE_FORMAT, CHAIN_PREFIX, DATA_SUFFIX, encodeSegment, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, segmentBase, segmentManifestSchema,
   seqOfManifestKey, toLine, type ArchiveLine, type SegmentIndex, type SegmentManifest,
 } from './archive-format.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -214,6 +214,10 @@ export class DecisionArchiver {
     const base = segmentBase(seq, from, to);
     let data: SegmentManifest['data'] = null;
     let index: SegmentManifest['index'] = null;
+    // Files a crashed pass left under this seq over other seconds: never read, removed so the hour stays tidy.
+    for (const key of await this.store.list(hourPrefix(from))) {
+      if (key.includes(`/s${String(seq).padStart(10, '0')}-`) && !key.startsWith(`${base}.`)) await this.store.delete(key);
+    }
     if (lines.length > 0) {
       const encoded = encodeSegment(lines);
       const indexBytes = gzipSync(JSON.stringify(encoded.index));
