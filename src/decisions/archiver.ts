@@ -30,6 +30,8 @@ const MAX_SEGMENT_RECORDS = 200_000;
 /** Buckets read or checked at once. */
 const PARALLEL_SECONDS = 16;
 const YEAR_SECONDS = 365.25 * 86_400;
+/** Seconds this young are never evicted, even with `--evict-older-than 0s` (see evictBefore). */
+export const EVICT_MARGIN_SECONDS = 2;
 
 export interface LegalHold {
   accounts: ReadonlySet<string>;
@@ -244,6 +246,9 @@ export class DecisionArchiver {
    * evicted; a bucket whose record count differs from the archive's is archived again (catch-up) first.
    */
   async evictBefore(cutoffSecond: number): Promise<{ buckets: number; catch_ups: number }> {
+    // A record write still in flight (at most REDIS_COMMAND_TIMEOUT_MS) may yet land in the last seconds; a
+    // bucket evicted before it landed would be recreated and never archived. Those seconds wait for the next pass.
+    cutoffSecond = Math.min(cutoffSecond, secondOf(Date.now()) - EVICT_MARGIN_SECONDS);
     const head = await this.currentHead();
     const result = { buckets: 0, catch_ups: 0 };
     if (!head) return result;
@@ -253,17 +258,19 @@ export class DecisionArchiver {
       const bytes = await this.store.get(manifestKey(seq + 1));
       if (!bytes) throw new Error(`archive manifest ${seq + 1} is missing from ${this.store.description}`);
       const manifest = segmentManifestSchema.parse(JSON.parse(bytes.toString('utf8')));
+      // A segment reaching past the cutoff is evicted up to it, and walked again next time (evicting is idempotent).
+      const end = manifest.kind === 'regular' ? Math.min(manifest.to_second, cutoffSecond) : manifest.from_second;
       if (manifest.kind === 'regular') {
-        if (manifest.to_second > cutoffSecond) break;
         const counts = new Map(manifest.seconds);
-        for (let second = manifest.from_second; second < manifest.to_second; second += PARALLEL_SECONDS) {
-          const batch = Array.from({ length: Math.min(PARALLEL_SECONDS, manifest.to_second - second) }, (_, index) => second + index);
+        for (let second = manifest.from_second; second < end; second += PARALLEL_SECONDS) {
+          const batch = Array.from({ length: Math.min(PARALLEL_SECONDS, end - second) }, (_, index) => second + index);
           await Promise.all(batch.map(async (item) => {
             const evicted = await this.evictSecond(item, counts.get(item) ?? 0);
             result.buckets += evicted.bucket ? 1 : 0;
             result.catch_ups += evicted.catchUps;
           }));
         }
+        if (end < manifest.to_second) break;
       }
       seq += 1;
       await this.redis.set(this.keys.decisionEvictedSeq, String(seq));

@@ -6,7 +6,7 @@ export { exportDecisions, parsePublicKey, parseSigningKey, verifyExport } from '
 export { LocalArchiveStore, type ArchiveStore } from './archive-store.js';
 export { verifyArchive } from './archive-verify.js';
 export { archiveReader, archiveStore, buildArchiver, leaseMs, startDecisionArchiver } from './archive-wiring.js';
-export { secondOf } from './archiver.js';
+export { EVICT_MARGIN_SECONDS, secondOf } from './archiver.js';
 export { DecisionLookup, FIND_MAX_LIMIT } from './lookup.js';
 export { decisionId, toVerdict } from './decision-id.js';
 export { DecisionReader } from './reader.js';

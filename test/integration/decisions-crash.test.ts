@@ -1,7 +1,18 @@
 // "Never deliver an unrecorded decision": a replica SIGKILLed under load may lose answers it never sent, but
 // every decision id a client did receive has its record. And when the record write fails, the caller gets a
 // degraded verdict (with its own id), never the real verdict unrecorded.
-import { spawn } from 'node:child_process';
+// The archiver SIGKILLed at each step of a pass (after each object it writes, mid-eviction, during a catch-up)
+// loses no record and, read back, duplicates none.
+import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ArchiveReader } from '../../src/decisions/archive-reader.js';
+import { LocalArchiveStore } from '../../src/decisions/archive-store.js';
+import { verifyArchive } from '../../src/decisions/archive-verify.js';
+import { idMillis } from '../../src/decisions/record-codec.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DecisionReader } from '../../src/decisions/reader.js';
 import { DecisionRecorder } from '../../src/decisions/recorder.js';
@@ -144,4 +155,93 @@ describe('the checks waiting on one record write', () => {
       spy.mockRestore();
     }
   });
+});
+
+describe('the archiver SIGKILLed at any step of a pass', () => {
+  const run = promisify(execFile);
+  const CHILD = new URL('../helpers/archiver-child.ts', import.meta.url).pathname;
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+
+  it('loses no record, and every record reads back once (dedupe by id)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'archiver-crash-'));
+    // An account of its own: the replica killed above left records of acme's in Redis too.
+    const { key: ownKey } = await t.createKey({ account: 'archive-crash', rate_per_minute: 10_000_000 });
+    const store = new LocalArchiveStore(dir);
+    const written: string[] = [];
+    const check = async (count: number) => {
+      const ids = await Promise.all(Array.from({ length: count }, async (_, n) => {
+        const response = await t.post('/v1/eligibility', { mc_number: String(100_001 + (n % 50)) }, { 'x-api-key': ownKey });
+        const verdict = await response.json() as { decision_id: string; degraded?: boolean };
+        // A degraded answer (its record write timed out on this loaded machine) has no record by design.
+        return verdict.degraded ? null : verdict.decision_id;
+      }));
+      for (const id of ids) if (id !== null) written.push(id);
+    };
+    /** One pass in a child that SIGKILLs itself at `point`; resolves with how it ended. */
+    const pass = async (point: string): Promise<{ signal: string | null; stdout: string }> => {
+      const env = {
+        ...process.env, ARCHIVER_KILL: point, ARCHIVE_DIR: dir, REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX,
+        DECISION_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      };
+      try {
+        const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD], { env });
+        return { signal: null, stdout };
+      } catch (error) {
+        const failed = error as { signal?: string; stdout?: string; stderr?: string };
+        if (failed.signal !== 'SIGKILL') throw new Error(`archiver child failed: ${failed.stderr ?? String(error)}`);
+        return { signal: failed.signal, stdout: failed.stdout ?? '' };
+      }
+    };
+    /** Ids found neither in Redis nor in a committed archive segment. */
+    const lost = async () => {
+      const reader = new DecisionReader(t.redis, t.keys);
+      const archive = new ArchiveReader(store);
+      const out: string[] = [];
+      for (const id of written) if (!(await reader.readStored(id)) && !(await archive.read(id))) out.push(id);
+      return out;
+    };
+    try {
+      await check(60);
+      // Each pass dies one step later into the first segment's commit: after the snapshot object, after the data
+      // file, after the index, after the manifest (before head.json); then, with new records and a record that
+      // reached an archived second late (a catch-up segment), mid-eviction; then early in later passes.
+      const plan = ['put:1', 'put:3', 'put:4', 'put:5', 'evict', 'put:2', 'put:1'];
+      for (const point of plan) {
+        if (point === 'evict') {
+          await check(40);
+          const [first] = written as [string];
+          const second = Math.floor(idMillis(first) / 1000);
+          const late = `${first.slice(0, 24)}${'f'.repeat(12)}`;
+          await t.redis.hset(t.keys.decisionBucket(second), late, await t.redis.hget(t.keys.decisionBucket(second), first) as string);
+          written.push(late);
+          // The first segment must be older than the eviction margin (EVICT_MARGIN_SECONDS) to be evicted whole.
+          await new Promise((resolve) => setTimeout(resolve, 2500));
+        }
+        const ended = await pass(point);
+        expect({ point, signal: ended.signal }).toEqual({ point, signal: 'SIGKILL' });
+        expect({ point, lost: await lost() }).toEqual({ point, lost: [] });
+      }
+      // The pass that completes: archives the rest and evicts every archived second.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const last = await pass('none');
+      expect(last.signal).toBeNull();
+      expect(await lost()).toEqual([]);
+      const reader = new DecisionReader(t.redis, t.keys);
+      for (const id of written) expect(await reader.readStored(id)).toBeNull();
+
+      const archive = new ArchiveReader(store);
+      for (const id of written) expect((await archive.read(id))?.decision_id).toBe(id);
+      const found = await archive.find({ account: 'archive-crash', mc: null, fromMs: Date.now() - 3_600_000, toMs: Date.now() + 1000, afterId: null, limit: 10_000 }, Date.now() + 1000);
+      const foundIds = found.items.map((item) => item.decision_id);
+      expect(new Set(foundIds).size).toBe(foundIds.length);
+      expect([...foundIds].sort()).toEqual([...written].sort());
+
+      const verified = await verifyArchive(store, publicKey, { nowMs: Date.now(), archiveYears: 10 });
+      expect(verified.problem).toBeNull();
+      // The catch-up segment holds its second's records again: the archive stores more lines than records.
+      expect(verified.records).toBeGreaterThan(written.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

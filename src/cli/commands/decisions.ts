@@ -6,7 +6,7 @@
 import { stat, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  archiveReader, buildArchiver, DecisionLookup, DecisionReader, exportDecisions, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
+  archiveReader, buildArchiver, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
   parsePublicKey, parseSigningKey, secondOf, verifyArchive, verifyExport,
 } from '../../decisions/index.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
@@ -90,7 +90,12 @@ export function register(program: Command): void {
           const now = Date.now();
           const pass = await archiver.archiveUntil(secondOf(now) + 1);
           const olderThan = options.evictOlderThan ?? config.DECISION_RETENTION_DAYS * 86_400;
-          const evicted = await archiver.evictBefore(secondOf(now) + 1 - olderThan);
+          const cutoff = secondOf(now) + 1 - olderThan;
+          // The archiver never evicts the last EVICT_MARGIN_SECONDS (writes in flight): `0s` waits them out, so
+          // every record this pass archived leaves Redis.
+          const wait = (cutoff + EVICT_MARGIN_SECONDS) * 1000 - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          const evicted = await archiver.evictBefore(cutoff);
           printJson({ ...pass, evicted_buckets: evicted.buckets, catch_ups: evicted.catch_ups, store: archiver.store.description });
         } finally {
           await luaScripts.decisionArchiverLock(redis, keys.decisionArchiverLease, token, 0);
