@@ -97,6 +97,43 @@ export interface CarrierRecord {
   hits: WatchlistHit[];
   /** Fields ("source.FIELD") of the carrier's rows the ingest could not read and set aside; absent when none. */
   unreadable?: string[];
+  /** Identity signals from the census history (src/core/identity-signals.ts); absent when the carrier has none. */
+  identity?: IdentitySignals;
+}
+
+/** The latest change of one kind of identity field, as the identity history recorded it. */
+export interface IdentityChangeFact {
+  /** legal_name, dba_name, phone, cell_phone, email, physical_address or mailing_address. */
+  field: string;
+  /** Normalised value before; null when the history kept only its fingerprint. */
+  old: string | null;
+  new: string;
+  /** Day (YYYY-MM-DD) of the ingest that first saw the change. */
+  first_seen_on: string;
+}
+
+/** A phone number or email address this carrier shares with other, unrelated carriers in the same census. */
+export interface SharedContactFact {
+  field: 'phone' | 'email';
+  value: string;
+  /** How many other carriers share it, not counting those of an exception DOT group with this one. */
+  unrelated: number;
+  /** Some of those carriers' DOT numbers (at most 10). */
+  dots: string[];
+}
+
+/** What the census history says about a carrier's identity; each part is absent when there is nothing to say. */
+export interface IdentitySignals {
+  contact?: IdentityChangeFact;
+  address?: IdentityChangeFact;
+  name?: IdentityChangeFact;
+  shared?: SharedContactFact[];
+  /**
+   * Authority active again after a revocation (AuthHist grant or reinstatement after the revocation's effective day)
+   * or after a stretch the census listed the USDOT record inactive: `on` the day it became active again, `since` the
+   * revocation's day or the first day the ingests saw it inactive.
+   */
+  reactivated?: { on: string; after: 'revocation' | 'inactivity'; since: string };
 }
 
 /** What a snapshot lookup yields for one MC number. */

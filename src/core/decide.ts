@@ -8,6 +8,7 @@ import { watchlistReason } from './watchlist-reasons.js';
 import {
   authorityRecordsDisagree, bipdInForce, cancellationTookEffect, federalMinimumBipd, hasPriorRevocationLink, intrastateOnlyWithAuthority,
 } from './federal-rules.js';
+import { identityReasons } from './identity-signals.js';
 import type { PublishedRuleSet, RuleSet } from './ruleset.js';
 import { requiredBipd } from './insurance.js';
 
@@ -141,6 +142,7 @@ export function carrierReasons(record: CarrierRecord, rules: RuleSet, nowMs: num
   if (authorityRecordsDisagree(record)) reasons.push('authority_records_disagree');
   if (hasPriorRevocationLink(record)) reasons.push('prior_revocation_link');
   if (intrastateOnlyWithAuthority(record)) reasons.push('intrastate_only_census');
+  if (record.identity !== undefined) reasons.push(...identityReasons(record, rules, nowMs));
 
   if (record.safety_rating === 'U') reasons.push('unsatisfactory_safety_rating');
   if (record.safety_rating === 'C') reasons.push('conditional_safety_rating');

@@ -4,6 +4,7 @@
 // decision record can be re-derived and checked years later from the kept rule set and snapshot manifest.
 import type { CarrierLookup, CarrierRecord, SnapshotMeta, SourceFreshness, WatchlistHit } from './carrier.js';
 import { bipdInForce, CITATIONS, federalMinimumBipd } from './federal-rules.js';
+import { identityEvidence } from './identity-signals.js';
 import { requiredBipd } from './insurance.js';
 import type { Reason } from './reasons.js';
 import { watchlistReason } from './watchlist-reasons.js';
@@ -171,6 +172,15 @@ function carrierEvidence(reason: Reason, record: CarrierRecord, rules: RuleSet, 
       }, { cancellation_warning_days: rules.insurance.cancellation_warning_days })];
     case 'mcs150_outdated':
       return [item(reason, 'census', record.dot, { mcs150_date: record.mcs150_date }, { max_age_months: rules.mcs150.max_age_months })];
+    case 'recent_contact_change':
+    case 'recent_address_change':
+    case 'recent_name_change':
+    case 'shared_contact':
+    case 'authority_reactivated': {
+      const found = identityEvidence(reason, record, rules, nowMs);
+      const source: EvidenceSource = reason === 'authority_reactivated' && record.identity?.reactivated?.after === 'revocation' ? 'authority_history' : 'census';
+      return found === null ? [] : [item(reason, source, record.dot, found.facts, found.rule)];
+    }
     default:
       return [];
   }

@@ -8,6 +8,13 @@ export const SOURCE_NAMES = [
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
+/** The longest window any identity rule may have: the ingest keeps identity facts on the record this long. */
+export const IDENTITY_HORIZON_DAYS = 365;
+
+export const DEFAULT_IDENTITY_RULES = {
+  contact_change_days: 30, address_change_days: 30, name_change_days: 30, shared_contact_max: 3, reactivation_days: 90, long_inactivity_days: 180,
+};
+
 export const ruleSetSchema = z.object({
   name: z.string().min(1).max(100).default('default'),
   insurance: z.object({
@@ -39,6 +46,21 @@ export const ruleSetSchema = z.object({
     hard_stop_threshold: z.number().min(0).max(1).default(0.95)
       .describe('Score at or above which an entity match on a prohibiting list (SDN, SAM) is a hard stop; persons also need a confirming identifier'),
   }).strict(),
+  // Added later: the defaults keep rule sets published before it valid (src/core/identity-signals.ts).
+  identity: z.object({
+    contact_change_days: z.number().int().min(0).max(IDENTITY_HORIZON_DAYS).default(30)
+      .describe('A phone, cell phone or email first seen changed this many days ago or fewer is recent_contact_change'),
+    address_change_days: z.number().int().min(0).max(IDENTITY_HORIZON_DAYS).default(30)
+      .describe('A physical or mailing address change this recent is recent_address_change'),
+    name_change_days: z.number().int().min(0).max(IDENTITY_HORIZON_DAYS).default(30)
+      .describe('A legal or DBA name change this recent is recent_name_change'),
+    shared_contact_max: z.number().int().min(1).max(1000).default(3)
+      .describe('A phone or email shared with more than this many unrelated carriers is shared_contact'),
+    reactivation_days: z.number().int().min(0).max(IDENTITY_HORIZON_DAYS).default(90)
+      .describe('Authority active again this many days ago or fewer, after a revocation or a long inactivity, is authority_reactivated'),
+    long_inactivity_days: z.number().int().min(1).max(3650).default(180)
+      .describe('An inactive stretch (census USDOT status) at least this long counts for authority_reactivated'),
+  }).strict().default(DEFAULT_IDENTITY_RULES),
   sources: z.object({
     required: z.array(z.enum(SOURCE_NAMES)).describe('Sources that must be present in the snapshot'),
     max_age_days: z.partialRecord(z.enum(SOURCE_NAMES), z.number().positive())
@@ -83,6 +105,7 @@ export const DEFAULT_RULE_SET: RuleSet = {
   safety: { conditional: 'review' },
   preferred: { requires_satisfactory_rating: true, min_bipd_usd: 1_000_000 },
   name_match: { review_threshold: 0.92, hard_stop_threshold: 0.95 },
+  identity: DEFAULT_IDENTITY_RULES,
   sources: {
     // Screening completeness is not optional: a snapshot without any of these gives data_stale verdicts. The OFAC
     // consolidated list is required "when given": it has a max age (so once present it must be fresh), and the

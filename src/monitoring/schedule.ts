@@ -1,10 +1,11 @@
 // When may a carrier's verdict change by the passing of time alone? decide() reads the clock for five rules:
 // a revocation taking effect, a pending revocation's effective day, a new authority aging out, a BIPD
-// cancellation entering its warning window and taking effect, and an MCS-150 going out of date (the detector adds a
+// cancellation entering its warning window and taking effect, and an MCS-150 going out of date, an identity signal ageing out (the detector adds a
 // do-not-use entry's expiry). The earliest such instant after now is kept in a sorted set per shard; the
 // detector re-decides the carrier then. Pure.
 import type { CarrierRecord } from '../core/carrier.js';
 import { DAY_MS, toEpochMs } from '../core/dates.js';
+import { identityExpiries } from '../core/identity-signals.js';
 import type { RuleSet } from '../core/ruleset.js';
 
 function addMonths(isoDate: string, months: number): number {
@@ -31,6 +32,7 @@ export function timeCandidates(record: CarrierRecord, rules: RuleSet): number[] 
     const due = addMonths(record.mcs150_date, rules.mcs150.max_age_months);
     out.push(due, due + DAY_MS);
   }
+  out.push(...identityExpiries(record, rules));
   return out.filter((ms) => Number.isFinite(ms));
 }
 

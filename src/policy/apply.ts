@@ -2,6 +2,7 @@
 // policy's stricter knobs, carrying the policy's outcome map, which decide() applies (escalate to blocked, or
 // waive one of the three waivable reasons). Compiled once per (policy version, rule set) and reused for every
 // check: no per-request parsing.
+import { identityRules } from '../core/identity-signals.js';
 import type { AccountPolicyRules, PublishedRuleSet, RuleSet } from '../core/ruleset.js';
 import type { Reason } from '../core/reasons.js';
 import type { Outcome, PolicyDocument, PublishedPolicy } from './document.js';
@@ -19,7 +20,20 @@ export function effectiveRules(floor: RuleSet, policy: PolicyDocument): RuleSet 
     },
     authority: { new_authority_min_days: Math.max(floor.authority.new_authority_min_days, policy.authority?.min_age_days ?? 0) },
     mcs150: { max_age_months: Math.min(floor.mcs150.max_age_months, policy.mcs150?.max_age_months ?? Number.MAX_SAFE_INTEGER) },
+    identity: stricterIdentity(identityRules(floor), policy.identity),
     safety: { conditional: floor.safety.conditional === 'block' || policy.safety?.conditional_rating === 'block' ? 'block' : 'review' },
+  };
+}
+
+/** The floor's identity rules with the policy's: windows only lengthened, the shared-contact maximum only lowered. */
+function stricterIdentity(floor: RuleSet['identity'], policy: PolicyDocument['identity']): RuleSet['identity'] {
+  return {
+    ...floor,
+    contact_change_days: Math.max(floor.contact_change_days, policy?.contact_change_days ?? 0),
+    address_change_days: Math.max(floor.address_change_days, policy?.address_change_days ?? 0),
+    name_change_days: Math.max(floor.name_change_days, policy?.name_change_days ?? 0),
+    reactivation_days: Math.max(floor.reactivation_days, policy?.reactivation_days ?? 0),
+    shared_contact_max: Math.min(floor.shared_contact_max, policy?.shared_contact_max ?? Number.MAX_SAFE_INTEGER),
   };
 }
 

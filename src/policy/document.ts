@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { REASONS, type Reason } from '../core/reasons.js';
+import { identityRules } from '../core/identity-signals.js';
 import type { RuleSet } from '../core/ruleset.js';
 import type { FieldError } from '../errors.js';
 
@@ -28,6 +29,13 @@ export const policySchema = z.object({
   }).partial().strict().optional(),
   safety: z.object({
     conditional_rating: z.enum(['review', 'block']).describe('What a Conditional safety rating does'),
+  }).partial().strict().optional(),
+  identity: z.object({
+    contact_change_days: count.max(365).describe('A contact change this recent is recent_contact_change (floor: the rule set\'s window; may only lengthen)'),
+    address_change_days: count.max(365).describe('An address change this recent is recent_address_change (may only lengthen)'),
+    name_change_days: count.max(365).describe('A name change this recent is recent_name_change (may only lengthen)'),
+    shared_contact_max: z.number().int().min(1).describe('More unrelated carriers sharing a phone or email than this is shared_contact (may only lower)'),
+    reactivation_days: count.max(365).describe('Authority active again this recently is authority_reactivated (may only lengthen)'),
   }).partial().strict().optional(),
   outcomes: z.record(z.string(), outcome).optional().describe('Review reason → review | block | pass'),
   overrides: z.object({
@@ -74,6 +82,14 @@ export function validatePolicy(candidate: unknown, floor: RuleSet): { ok: true; 
   atLeast('insurance.min_bipd_usd', policy.insurance?.min_bipd_usd, floor.insurance.min_bipd_general_usd, 'the rule set minimum BIPD');
   atLeast('insurance.cancellation_warning_days', policy.insurance?.cancellation_warning_days, floor.insurance.cancellation_warning_days, 'the rule set warning period');
   atLeast('authority.min_age_days', policy.authority?.min_age_days, floor.authority.new_authority_min_days, 'the rule set minimum authority age');
+  const floorIdentity = identityRules(floor);
+  for (const field of ['contact_change_days', 'address_change_days', 'name_change_days', 'reactivation_days'] as const) {
+    atLeast(`identity.${field}`, policy.identity?.[field], floorIdentity[field], `the rule set's identity.${field}`);
+  }
+  const sharedMax = policy.identity?.shared_contact_max;
+  if (sharedMax !== undefined && sharedMax > floorIdentity.shared_contact_max) {
+    errors.push({ path: 'identity.shared_contact_max', message: `${sharedMax} is looser than the floor: the rule set allows ${floorIdentity.shared_contact_max}; a policy may only lower it` });
+  }
   const maxAge = policy.mcs150?.max_age_months;
   if (maxAge !== undefined && maxAge > floor.mcs150.max_age_months) {
     errors.push({ path: 'mcs150.max_age_months', message: `${maxAge} is looser than the floor: the rule set allows ${floor.mcs150.max_age_months} months; a policy may only shorten it` });

@@ -6,7 +6,11 @@
 //   R|dot|legal|dba|usdot|auth|granted|rev_pending|revoked|bipd_on_file|bipd_required|cancel|hazmat|safety|mcs150|oos_since|oos_reason|hits
 //   S|facts|<R or Q record>                          (the verdict-rule facts in front; see encodeFacts)
 //   A|dot,dot,...                                    (an MC listed under several DOT records)
-import type { AuthorityStatus, CarrierLookup, CarrierRecord, WatchlistHit } from '../core/carrier.js';
+//   I|identity JSON|<S, R or Q record>               (identity signals in front, when the carrier has any)
+import type {
+  AuthorityStatus, CarrierLookup, CarrierRecord, IdentityChangeFact, IdentitySignals, SharedContactFact, WatchlistHit,
+} from '../core/carrier.js';
+import { IDENTITY_FIELDS } from '../core/identity.js';
 
 export type StoredCarrier = CarrierRecord | { ambiguous: string[] };
 
@@ -150,11 +154,73 @@ function decodeFacts(encoded: string, record: CarrierRecord): void {
   record.census = census;
 }
 
+/** Identity values in the record: '|' never appears (the JSON is one '|'-separated part), 100 characters at most. */
+const IDENTITY_VALUE_MAX = 100;
+const identityValue = (value: string) => value.replace(/[|\r\n]/g, ' ').slice(0, IDENTITY_VALUE_MAX);
+
+type EncodedChange = [number, string | null, string, string];
+interface EncodedIdentity {
+  c?: EncodedChange; a?: EncodedChange; n?: EncodedChange;
+  /** [p(hone) | e(mail), value, unrelated carriers, "dot,dot"] */
+  s?: Array<[string, string, number, string]>;
+  /** [on, r(evocation) | i(nactivity), since] (days as base-36 day numbers) */
+  r?: [string, string, string];
+}
+
+function encodeChange(change: IdentityChangeFact): EncodedChange {
+  const index = (IDENTITY_FIELDS as readonly string[]).indexOf(change.field);
+  return [index, change.old === null ? null : identityValue(change.old), identityValue(change.new), date(change.first_seen_on)];
+}
+
+function decodeChange(encoded: EncodedChange | undefined): IdentityChangeFact | undefined {
+  if (encoded === undefined) return undefined;
+  const [index, old, now, day] = encoded;
+  return { field: IDENTITY_FIELDS[index] ?? 'unknown', old, new: now, first_seen_on: undate(day) ?? '' };
+}
+
+function encodeIdentity(signals: IdentitySignals): string {
+  const out: EncodedIdentity = {};
+  if (signals.contact) out.c = encodeChange(signals.contact);
+  if (signals.address) out.a = encodeChange(signals.address);
+  if (signals.name) out.n = encodeChange(signals.name);
+  if (signals.shared?.length) {
+    out.s = signals.shared.map((item) => [item.field === 'phone' ? 'p' : 'e', identityValue(item.value), item.unrelated, item.dots.slice(0, 10).join(',')]);
+  }
+  if (signals.reactivated) out.r = [date(signals.reactivated.on), signals.reactivated.after === 'revocation' ? 'r' : 'i', date(signals.reactivated.since)];
+  return JSON.stringify(out);
+}
+
+function decodeIdentity(json: string): IdentitySignals {
+  const encoded = JSON.parse(json) as EncodedIdentity;
+  const signals: IdentitySignals = {};
+  const contact = decodeChange(encoded.c);
+  const address = decodeChange(encoded.a);
+  const name = decodeChange(encoded.n);
+  if (contact) signals.contact = contact;
+  if (address) signals.address = address;
+  if (name) signals.name = name;
+  if (encoded.s) {
+    signals.shared = encoded.s.map(([field, value, unrelated, dots]): SharedContactFact => ({
+      field: field === 'p' ? 'phone' : 'email', value, unrelated, dots: dots.split(',').filter(Boolean),
+    }));
+  }
+  if (encoded.r) {
+    const [on, after, since] = encoded.r;
+    signals.reactivated = { on: undate(on) ?? '', after: after === 'r' ? 'revocation' : 'inactivity', since: undate(since) ?? '' };
+  }
+  return signals;
+}
+
+const hasSignals = (signals: IdentitySignals | undefined): signals is IdentitySignals =>
+  signals !== undefined && (signals.contact !== undefined || signals.address !== undefined || signals.name !== undefined
+    || (signals.shared?.length ?? 0) > 0 || signals.reactivated !== undefined);
+
 export function encodeCarrier(value: StoredCarrier): string {
   if ('ambiguous' in value) return `A|${value.ambiguous.join(',')}`;
-  // The verdict-rule facts ride in front: S|facts|<the R or Q record>.
+  // The verdict-rule facts ride in front: S|facts|<the R or Q record>; identity signals in front of those.
   const facts = encodeFacts(value);
-  return facts === null ? encodeRecord(value) : `S|${facts}|${encodeRecord(value)}`;
+  const record = facts === null ? encodeRecord(value) : `S|${facts}|${encodeRecord(value)}`;
+  return hasSignals(value.identity) ? `I|${encodeIdentity(value.identity)}|${record}` : record;
 }
 
 function encodeRecord(value: CarrierRecord): string {
@@ -186,6 +252,8 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
   }
   let parts = encoded.split('|');
   if (parts[0] === 'A') return { kind: 'ambiguous', mc, dot_numbers: (parts[1] ?? '').split(',').filter(Boolean) };
+  const identity = parts[0] === 'I' ? decodeIdentity(parts[1] ?? '{}') : null;
+  if (identity !== null) parts = parts.slice(2);
   const facts = parts[0] === 'S' ? parts[1] ?? '' : null;
   if (facts !== null) parts = parts.slice(2);
   const tag = parts[0] ?? '';
@@ -218,5 +286,6 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
     ...(unreadable ? { unreadable } : {}),
   };
   if (facts !== null) decodeFacts(facts, record);
+  if (identity !== null) record.identity = identity;
   return { kind: 'found', record };
 }

@@ -48,6 +48,22 @@ describe('carrier codec', () => {
     expect(old.startsWith('R|')).toBe(true);
     expect((decodeCarrier('1', old) as { record: CarrierRecord }).record.census).toBeUndefined();
   });
+  it('round-trips identity signals in front of the record (pipes in values become spaces); a carrier without any has none', () => {
+    const identity: NonNullable<CarrierRecord['identity']> = {
+      contact: { field: 'email', old: 'ops@acme.example', new: 'new|ops@x.example', first_seen_on: '2026-11-20' },
+      address: { field: 'physical_address', old: null, new: '1 MAIN ST, PHOENIX, AZ, 85001, US', first_seen_on: '2026-11-01' },
+      name: { field: 'legal_name', old: 'ACME', new: 'ACME 2', first_seen_on: '2026-10-01' },
+      shared: [{ field: 'phone', value: '6025550100', unrelated: 4, dots: ['1', '2', '3', '4'] }],
+      reactivated: { on: '2026-11-02', after: 'inactivity', since: '2026-01-01' },
+    };
+    const encoded = encodeCarrier({ ...record, identity });
+    expect(encoded.startsWith('I|{')).toBe(true);
+    const decoded = decodeCarrier('421775', encoded) as { record: CarrierRecord };
+    expect(decoded.record.identity).toEqual({ ...identity, contact: { ...identity.contact, new: 'new ops@x.example' } });
+    expect(decoded.record.hits).toEqual(record.hits);
+    expect(encodeCarrier({ ...record, identity: {} })).toBe(encodeCarrier(record));
+  });
+
   it('keeps the facts of a typical carrier to six bytes', () => {
     const typical = { ...record, legal_name: 'ALPINE VALLEY TRUCKING LLC', hits: [], oos_order: null, authority: { ...record.authority, revocation_pending_on: null } };
     const plain = encodeCarrier(typical).length;

@@ -34,6 +34,8 @@ const found = (overrides: Partial<CarrierRecord>) => input({ lookup: { kind: 'fo
 const authority = (overrides: Partial<CarrierRecord['authority']>) => ({ authority: { ...carrier().authority, ...overrides } });
 const insurance = (overrides: Partial<CarrierRecord['insurance']>) => ({ insurance: { ...carrier().insurance, ...overrides } });
 
+const change = (field: string, days: number) => ({ field, old: 'before', new: 'after', first_seen_on: daysAgo(days) });
+
 describe('decide: one row per reason', () => {
   const cases: Array<[Reason, DecisionInput, 'blocked' | 'conditional' | null]> = [
     ['do_not_use', found({ hits: [hit('dnu', true, 1)] }), 'blocked'],
@@ -82,6 +84,11 @@ describe('decide: one row per reason', () => {
     ['authority_revocation_pending', found(authority({ revocation_pending_on: daysAhead(20) })), 'conditional'],
     ['mcs150_outdated', found({ mcs150_date: daysAgo(800) }), 'conditional'],
     ['mcs150_outdated', found({ mcs150_date: null }), 'conditional'],
+    ['recent_contact_change', found({ identity: { contact: change('phone', 3) } }), 'conditional'],
+    ['recent_address_change', found({ identity: { address: change('physical_address', 3) } }), 'conditional'],
+    ['recent_name_change', found({ identity: { name: change('legal_name', 3) } }), 'conditional'],
+    ['shared_contact', found({ identity: { shared: [{ field: 'phone', value: '6025550100', unrelated: 4, dots: ['1', '2', '3', '4'] }] } }), 'conditional'],
+    ['authority_reactivated', found({ identity: { reactivated: { on: daysAgo(5), after: 'revocation', since: daysAgo(400) } } }), 'conditional'],
     ['ambiguous_mc_number', input({ lookup: { kind: 'ambiguous', mc: '123456', dot_numbers: ['1', '2'] } }), 'conditional'],
     ['carrier_not_found', input({ lookup: { kind: 'not_found' } }), null],
     ['backend_unavailable', input({ backendAvailable: false, lookup: null }), null],
@@ -329,5 +336,51 @@ describe('data_stale: the per-snapshot deadline (freshUntilMs) gives the per-sou
     // Both answers must occur, or the comparison proves nothing.
     expect(staleSeen).toBeGreaterThan(50);
     expect(compared - staleSeen).toBeGreaterThan(50);
+  });
+});
+
+describe('decide: identity rules fire at their threshold and not below it', () => {
+  const reasonsOf = (identity: CarrierRecord['identity'], rules = DEFAULT_RULE_SET) =>
+    decide({ ...found({ identity }), ruleset: { ...RULESET, rules } }).reasons;
+
+  it('a contact, address or name change first seen 30 days ago is recent under a 30-day window; 31 days ago is clean', () => {
+    for (const [part, field, reason] of [['contact', 'email', 'recent_contact_change'], ['address', 'mailing_address', 'recent_address_change'],
+      ['name', 'dba_name', 'recent_name_change']] as const) {
+      expect(reasonsOf({ [part]: change(field, 30) })).toEqual([reason]);
+      expect(reasonsOf({ [part]: change(field, 31) })).toEqual([]);
+    }
+  });
+
+  it('the windows are the rule set\'s', () => {
+    const rules = { ...DEFAULT_RULE_SET, identity: { ...DEFAULT_RULE_SET.identity, contact_change_days: 60 } };
+    expect(reasonsOf({ contact: change('phone', 60) }, rules)).toEqual(['recent_contact_change']);
+    expect(reasonsOf({ contact: change('phone', 61) }, rules)).toEqual([]);
+  });
+
+  it('shared_contact needs more than shared_contact_max unrelated carriers (default 3)', () => {
+    const shared = (unrelated: number) => ({ shared: [{ field: 'email' as const, value: 'a@b.example', unrelated, dots: ['1'] }] });
+    expect(reasonsOf(shared(4))).toEqual(['shared_contact']);
+    expect(reasonsOf(shared(3))).toEqual([]);
+  });
+
+  it('authority_reactivated: within reactivation_days of the reactivation; after inactivity only when it lasted long_inactivity_days', () => {
+    expect(reasonsOf({ reactivated: { on: daysAgo(90), after: 'revocation', since: daysAgo(200) } })).toEqual(['authority_reactivated']);
+    expect(reasonsOf({ reactivated: { on: daysAgo(91), after: 'revocation', since: daysAgo(200) } })).toEqual([]);
+    expect(reasonsOf({ reactivated: { on: daysAgo(10), after: 'inactivity', since: daysAgo(190) } })).toEqual(['authority_reactivated']);
+    expect(reasonsOf({ reactivated: { on: daysAgo(10), after: 'inactivity', since: daysAgo(189) } })).toEqual([]);
+  });
+
+  it('evidence names field, before, after, dates and the other carriers by DOT', () => {
+    const decision = decide(found({ identity: {
+      contact: { field: 'phone', old: '6025550100', new: '4805550199', first_seen_on: daysAgo(2) },
+      shared: [{ field: 'phone', value: '4805550199', unrelated: 5, dots: ['11', '12', '13', '14', '15'] }],
+    } }));
+    expect(decision.reasons).toEqual(['recent_contact_change', 'shared_contact']);
+    expect(decision.evidence.reasons).toEqual([
+      { reason: 'recent_contact_change', source: 'census', record_id: '344554', rule: { contact_change_days: 30 },
+        facts: { field: 'phone', before: '6025550100', after: '4805550199', first_seen_on: daysAgo(2), days_ago: 2 } },
+      { reason: 'shared_contact', source: 'census', record_id: '344554', rule: { shared_contact_max: 3 },
+        facts: { field: 'phone', value: '4805550199', unrelated_carriers: 5, other_dot_numbers: ['11', '12', '13', '14', '15'] } },
+    ]);
   });
 });

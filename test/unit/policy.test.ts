@@ -62,6 +62,23 @@ describe('a decision under a policy', () => {
     expect(under(policy, found({ insurance: { bipd_on_file_usd: 1_000_000, bipd_required_usd: 750_000, cancellation_effective_on: null } })).reasons).toEqual([]);
   });
 
+  it('identity: windows only lengthened, shared_contact_max only lowered; identity reasons may block, never pass', () => {
+    const loose = validatePolicy({
+      identity: { contact_change_days: 10, shared_contact_max: 5 }, outcomes: { recent_contact_change: 'pass', shared_contact: 'block' },
+    }, DEFAULT_RULE_SET);
+    expect(loose.ok ? [] : loose.errors.map((error) => error.path).sort())
+      .toEqual(['identity.contact_change_days', 'identity.shared_contact_max', 'outcomes.recent_contact_change']);
+    const policy = { identity: { contact_change_days: 60, shared_contact_max: 1 }, outcomes: { recent_contact_change: 'block' as const } };
+    expect(validatePolicy(policy, DEFAULT_RULE_SET).ok).toBe(true);
+    const changed = (d: number) => found({ identity: { contact: { field: 'email', old: 'a@x.example', new: 'b@x.example', first_seen_on: day(d) } } });
+    expect(under(policy, changed(60))).toMatchObject({ reasons: ['recent_contact_change'], tier: 'blocked' });
+    expect(under(null, changed(60)).reasons).toEqual([]);
+    expect(under(policy, changed(61)).reasons).toEqual([]);
+    const shared = found({ identity: { shared: [{ field: 'phone', value: '6025550100', unrelated: 2, dots: ['7', '8'] }] } });
+    expect(under(policy, shared).reasons).toEqual(['shared_contact']);
+    expect(under(null, shared).reasons).toEqual([]);
+  });
+
   it('authority.min_age_days: 179 days old is new authority under 180, 181 is not', () => {
     const policy = { authority: { min_age_days: 180 } };
     const granted = (d: number) => found({ authority: { status: 'active', granted_on: day(d), revocation_pending_on: null, revoked_on: null } });
