@@ -112,6 +112,15 @@ const blocked = (mc: number, reasons: Reason[], note: string): DemoCarrier => ({
 const review = (mc: number, reasons: Reason[], note: string): DemoCarrier => ({ mc: String(mc), tier: 'conditional', reasons, note });
 
 /** Expected verdicts under the default rule set (an integration test holds the sample to these). */
+/**
+ * Reasons the one-day sample does not show: the identity signals need a census history (two or more ingests with
+ * changed contact data, the exception list, AuthHist grants). test/integration/identity-signals.test.ts shows each
+ * over successive real-layout sample ingests.
+ */
+export const NOT_IN_DEMO: readonly Reason[] = [
+  'recent_contact_change', 'recent_address_change', 'recent_name_change', 'shared_contact', 'authority_reactivated',
+];
+
 export const DEMO_CARRIERS: DemoCarrier[] = [
   { mc: '100001', tier: 'preferred', reasons: [], note: 'rated S, $1M BIPD' },
   blocked(200001, ['do_not_use'], 'on the do-not-use list'),
