@@ -15,6 +15,7 @@ import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import { acquireIngestLock, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter } from '../store/snapshot-writer.js';
 import { DEFAULT_MAX_VERSIONS, sweepForIngest } from '../store/snapshot-retention.js';
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
+import { checkHeadroom, estimateVersionBytes } from './headroom.js';
 import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
 import { checkCensusCoverage, checkSourceRows, MAX_SHRINK } from './guards.js';
@@ -177,6 +178,8 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
     // Every side source against the one it replaces, before the (long) census pass.
     checkSourceRows(loaded.freshness, currentMeta, { force, maxShrink, only: SOURCE_NAMES.filter((name) => name !== 'census'), files: loaded.files });
     if (loaded.problems[0]) throw loaded.problems[0];
+    // Room for one more version under maxmemory, before anything is written.
+    await checkHeadroom(redis, await estimateVersionBytes(redis, keys, current, loaded.joined.authority.byMc));
 
     await writer.begin(nowMs);
     begun = true;
