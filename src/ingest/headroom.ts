@@ -45,11 +45,23 @@ export async function measureBytesPerCarrier(redis: RedisClient, keys: RedisKeys
   const sample = Array.from({ length: Math.min(SAMPLED_BUCKETS, buckets.length) }, (_, i) => buckets[Math.floor(i * step)] as number);
   const measured = await Promise.all(sample.map(async (bucket) => {
     const key = keys.carrierBucket(version, bucket);
-    const [bytes, entries] = await Promise.all([redis.memory('USAGE', key, 'SAMPLES', 0), redis.hlen(key)]);
-    return { bytes: Number(bytes ?? 0), entries };
+    const [bytes, entries] = await Promise.all([memoryUsage(redis, key), redis.hlen(key)]);
+    return { bytes, entries };
   }));
   const entries = measured.reduce((sum, item) => sum + item.entries, 0);
   return entries > 0 ? measured.reduce((sum, item) => sum + item.bytes, 0) / entries : null;
+}
+
+/**
+ * MEMORY USAGE of one key. ioredis' Cluster client does not route MEMORY USAGE by its key (the key is not the
+ * first argument), so on a Cluster every master is asked and the one that holds the slot answers (the others
+ * reply MOVED).
+ */
+async function memoryUsage(redis: RedisClient, key: string): Promise<number> {
+  if (!isCluster(redis)) return Number(await redis.memory('USAGE', key, 'SAMPLES', 0) ?? 0);
+  const replies = await Promise.allSettled(redis.nodes('master').map((node) => node.memory('USAGE', key, 'SAMPLES', 0)));
+  for (const reply of replies) if (reply.status === 'fulfilled') return Number(reply.value ?? 0);
+  return 0;
 }
 
 const mb = (bytes: number) => (bytes >= 1_073_741_824 ? `${(bytes / 1_073_741_824).toFixed(2)} GB`
