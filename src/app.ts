@@ -25,11 +25,11 @@ import { CallBudget } from './ratelimit/call-budget.js';
 import { createRedis, redisTarget, type RedisClient } from './redis/connection.js';
 import { EndOfTurn } from './redis/end-of-turn.js';
 import { LiveState } from './state/live-state.js';
-import { monitoringApiRoutes, startMonitoringWorker } from './monitoring/index.js';
+import { monitoringApiRoutes, startMonitoringWorker, type AccountSources } from './monitoring/index.js';
 import { policyWiring, type PolicyParts } from './policy/index.js';
 import { redisKeys, type RedisKeys } from './store/keys.js';
 import { snapshotSweeperFromConfig } from './store/snapshot-retention.js';
-import { buildOverrides, type Overrides } from './overrides/index.js';
+import { buildOverrides, OverrideEffect, OverrideRegistry, type Overrides } from './overrides/index.js';
 import { SERVICE_VERSION } from './version.js';
 
 
@@ -58,6 +58,8 @@ export interface AppParts {
   policyPins: PolicyParts['pins'];
   /** Overrides, clearances and the review queue (src/overrides). */
   overrides: Overrides;
+  /** The policies and overrides as monitoring reads them (it cannot import those features: they import it). */
+  monitoringSources: AccountSources;
   /** The service's clock (tests move it to the second; production: Date.now). */
   now: () => number;
 }
@@ -68,6 +70,35 @@ export interface RunningApp {
   /** The /metrics listener when METRICS_PORT is set, else null (then /metrics is on `http`). */
   metricsHttp: HttpServer | null;
   stop(): Promise<void>;
+}
+
+/**
+ * Monitoring's ports onto the policy and overrides features. The detector loads the active overrides itself, each
+ * time their epoch moves, into a registry of its own: what it compares is then exactly what it decided with.
+ */
+function monitoringSources(policy: PolicyParts, overrides: Overrides, now: () => number): AccountSources {
+  const listing = new OverrideEffect(overrides.registry, { note: () => undefined }, overrides.upkeep, now);
+  return {
+    policies: {
+      epoch: () => policy.store.epoch(),
+      versions: () => policy.store.currentVersions(),
+      rulesetFor: (account, version, floor) => policy.pins.rulesetFor(account, version, floor),
+    },
+    overrides: {
+      epoch: () => overrides.store.epoch(),
+      async load() {
+        const active = await overrides.store.loadActive();
+        const registry = new OverrideRegistry();
+        registry.replace(active);
+        const effect = new OverrideEffect(registry, overrides.sightings, overrides.upkeep, now);
+        return {
+          active: active.map((override) => ({ id: override.id, account: override.account, mc: override.mc_number, expiresAtMs: override.expires_at_ms })),
+          apply: (verdict, account) => effect.apply(verdict, account, null, 'monitoring'),
+        };
+      },
+      lift: (verdict, account) => listing.apply(verdict, account, null, 'monitoring'),
+    },
+  };
 }
 
 export function buildParts(config: Config, log: Logger, now: () => number = Date.now): AppParts {
@@ -101,7 +132,8 @@ export function buildParts(config: Config, log: Logger, now: () => number = Date
   const decisions = new DecisionReader(redis, keys);
   return {
     config, log, keys, redis, state, keyStore, auth, budget, gate, eligibility, metrics,
-    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)), policy, policyPins: policy.pins, overrides, now,
+    recorder, decisions, lookup: new DecisionLookup(redis, keys, decisions, archiveReader(config)), policy, policyPins: policy.pins, overrides,
+    monitoringSources: monitoringSources(policy, overrides, now), now,
   };
 }
 

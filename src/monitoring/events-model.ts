@@ -4,6 +4,7 @@ import type { CarrierRecord } from '../core/carrier.js';
 import type { Decision, Tier } from '../core/decide.js';
 import type { ReasonEvidence } from '../core/evidence.js';
 import type { Reason } from '../core/reasons.js';
+import type { Verdict, VerdictOverride } from '../core/verdict.js';
 import { z } from 'zod';
 
 export const EVENT_TYPES = [
@@ -12,8 +13,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** What started the re-evaluation that found the change. */
-export type Trigger = 'snapshot' | 'do_not_use' | 'ruleset' | 'time' | 'restored';
+/**
+ * What started the re-evaluation that found the change: new data, a do-not-use change, a rule set publish, the
+ * passing of time, screening restored, an account policy publish, an override's or clearance's state change.
+ */
+export type Trigger = 'snapshot' | 'do_not_use' | 'ruleset' | 'time' | 'restored' | 'policy' | 'override';
+export const TRIGGERS: readonly Trigger[] = ['snapshot', 'do_not_use', 'ruleset', 'time', 'restored', 'policy', 'override'];
 
 /** The part of a verdict a change is measured on, plus what the event needs to explain it. */
 export interface VerdictSummary {
@@ -56,6 +61,14 @@ export function summarise(decision: Decision): VerdictSummary {
   };
 }
 
+/** The same for a verdict as one account gets it (its policy, its overrides: a lifted verdict has no reasons). */
+export function summariseVerdict(verdict: Verdict): VerdictSummary {
+  return {
+    eligible: verdict.eligible, tier: verdict.tier, reasons: verdict.reasons, dot: verdict.carrier?.dot_number ?? null,
+    evidence: verdict.evidence.reasons, ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of,
+  };
+}
+
 /** A change is an eligibility flip, a tier change or a different set of reasons; new data alone is not. */
 export function verdictChanged(before: VerdictSummary, after: VerdictSummary): boolean {
   if (before.eligible !== after.eligible || before.tier !== after.tier) return true;
@@ -93,6 +106,8 @@ export interface MonitoringEvent {
   override?: OverrideEventDetail;
   /** review.opened: the review item's id. */
   review_id?: string;
+  /** verdict.changed to a verdict the account's overrides and clearances lift: the ones that cover it. */
+  overrides?: VerdictOverride[];
 }
 
 export interface OverrideEventDetail {
@@ -131,6 +146,8 @@ export interface ChangeContext {
   newId: () => string;
   /** The carrier record behind `after` (for at-risk effective dates), when found. */
   record: CarrierRecord | null;
+  /** The overrides that lift `after` for the account, when they do. */
+  overrides?: VerdictOverride[];
 }
 
 /** The events one carrier's change yields: verdict.changed, plus carrier.at_risk when a pending reason appears. */
@@ -149,7 +166,8 @@ export function changeEvents(before: VerdictSummary, after: VerdictSummary, cont
     ruleset_version: after.ruleset_version, data_as_of: after.data_as_of,
   };
   const occurred = sourceDate(added, context.observedMs) ?? observed;
-  const events: MonitoringEvent[] = [{ id: context.newId(), type: 'verdict.changed', occurred_at: occurred, ...base }];
+  const lifted = context.overrides && context.overrides.length > 0 ? { overrides: context.overrides } : {};
+  const events: MonitoringEvent[] = [{ id: context.newId(), type: 'verdict.changed', occurred_at: occurred, ...base, ...lifted }];
   const risk = added.find((change) => AT_RISK.has(change.reason));
   if (risk) {
     const record = context.record;

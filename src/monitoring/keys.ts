@@ -4,10 +4,11 @@
 //                    state, log and lease). Commands for one account never leave its slot.
 //   {monw:<shard>}   the carrier side, sharded by MC number (WATCH_SHARDS): per carrier the set of accounts
 //                    watching it (the reverse index the fan-out reads), the watched carriers of the shard, their
-//                    last known verdicts (the baseline changes are measured against) and the time schedule.
+//                    last known verdicts (the baseline changes are measured against), the per-account verdicts
+//                    of accounts whose verdict differs (an account policy, overrides) and the time schedule.
 //                    Sharded so a fan-out for many carriers spreads over the masters; every read names one key.
 //   {mon}            the small global control part: accounts with monitoring, endpoint index, detector state
-//                    and the detector's leader lease.
+//                    (with the policy versions and override pairs it has processed) and the detector's lease.
 import { createHash } from 'node:crypto';
 import { tagged } from '../store/keys.js';
 
@@ -20,6 +21,11 @@ export function shardOf(mc: string): number {
 /** Accounts are free text chosen by the operator; anything that could break a hash tag is hashed. */
 function accountTag(account: string): string {
   return /^[A-Za-z0-9._-]{1,64}$/.test(account) ? account : `h${createHash('sha256').update(account).digest('hex').slice(0, 24)}`;
+}
+
+/** The field of one account's baseline in its carrier's shard (`accountBaseline`); MC numbers hold no colon. */
+export function accountBaselineField(mc: string, account: string): string {
+  return `${mc}:${account}`;
 }
 
 export function monitoringKeys(prefix: string) {
@@ -53,6 +59,12 @@ export function monitoringKeys(prefix: string) {
     watchedCarriers: (index: number) => shard(index, 'carriers'),
     /** Hash MC → JSON VerdictSummary: the verdict last observed for the carrier. */
     baseline: (index: number) => shard(index, 'baseline'),
+    /**
+     * Hash `<MC>:<account>` → JSON VerdictSummary: the verdict last observed for one account watching the carrier,
+     * kept only while that account decides differently from the carrier-level baseline (it has a policy, or
+     * overrides for the carrier). Every other watcher shares `baseline`.
+     */
+    accountBaseline: (index: number) => shard(index, 'abaseline'),
     /** Zset MC → ms: when the carrier's verdict may next change by the passing of time alone. */
     schedule: (index: number) => shard(index, 'schedule'),
     /** Set of carriers newly watched that still need a baseline (no event for the first observation). */
@@ -63,6 +75,10 @@ export function monitoringKeys(prefix: string) {
     endpoints: ctl('endpoints'),
     /** Hash: what the detector has processed (snapshot version, rule set version, DNU epoch, degraded). */
     detector: ctl('detector'),
+    /** Hash account → policy version: the account policies the detector has processed. */
+    detectorPolicies: ctl('detector:policies'),
+    /** Hash JSON [account, MC] → override ids: the pairs covered by active overrides the detector has processed. */
+    detectorOverrides: ctl('detector:overrides'),
     /** String with a TTL: the worker that runs change detection (one at a time). */
     leader: ctl('leader'),
   } as const;

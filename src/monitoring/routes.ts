@@ -29,7 +29,7 @@ export interface MonitoringRouteDeps {
   watch: WatchListStore;
   webhooks: WebhookStore;
   events: EventStore;
-  /** The current verdict of a carrier (no decision record: a listing is not a decision). */
+  /** The account's current verdict of a carrier: its policy, its overrides (no decision record: a listing is not a decision). */
   evaluate: (mc: string, account: string) => Promise<Verdict>;
   maxWatched: number;
   allowPrivateWebhooks: boolean;
@@ -182,8 +182,9 @@ function listedItem(item: WatchEntry, verdict: Verdict) {
     ...item,
     verdict: {
       eligible: verdict.eligible, tier: verdict.tier, reasons: verdict.reasons, degraded: verdict.degraded,
-      ruleset_version: verdict.ruleset_version, data_as_of: verdict.data_as_of, dot_number: verdict.carrier?.dot_number ?? null,
-      legal_name: verdict.carrier?.legal_name ?? null,
+      ruleset_version: verdict.ruleset_version, policy_version: verdict.policy_version, data_as_of: verdict.data_as_of,
+      dot_number: verdict.carrier?.dot_number ?? null, legal_name: verdict.carrier?.legal_name ?? null,
+      ...(verdict.overrides === undefined ? {} : { overrides: verdict.overrides }),
     },
   };
 }

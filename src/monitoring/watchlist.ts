@@ -73,6 +73,7 @@ export class WatchListStore {
     const shard = shardOf(mc);
     await luaScripts.monitoringUnwatch(redis, {
       watchers: keys.watchers(mc), watched: keys.watchedCarriers(shard), baseline: keys.baseline(shard), schedule: keys.schedule(shard),
+      accountBaseline: keys.accountBaseline(shard),
     }, account, mc);
     return removed > 0;
   }

@@ -12,7 +12,9 @@ import type { EligibilityService } from '../eligibility/index.js';
 import type { Route } from '../http/types.js';
 import { createRedis, redisTarget, type RedisClient } from '../redis/connection.js';
 import { WebhookDeliverer } from './delivery.js';
-import { ChangeDetector, DetectorLoop } from './detector.js';
+import type { AccountSources } from './account-view.js';
+import { ChangeDetector } from './detector.js';
+import { DetectorLoop } from './detector-loop.js';
 import { EventStore } from './event-store.js';
 import { monitoringKeys } from './keys.js';
 import { MonitoringMetrics } from './metrics.js';
@@ -32,6 +34,10 @@ export interface MonitoringParts {
   eligibility: EligibilityService;
   /** The service's metrics; the worker registers monitoring's own on its registry. */
   metrics?: Metrics;
+  /** Account policies and overrides, so each watching account gets its own verdict (absent: the global one). */
+  monitoringSources?: AccountSources;
+  /** The service's clock (overrides expire on it to the millisecond). */
+  now?: () => number;
 }
 
 function stores(parts: MonitoringParts, redis: RedisClient) {
@@ -61,9 +67,15 @@ export function monitoringApiRoutes(parts: MonitoringParts): Route[] {
     }
     redis.on('ready', done);
   }));
+  const lift = parts.monitoringSources?.overrides?.lift;
+  // The listed verdict is the account's: under its policy (the eligibility service's), lifted by its overrides.
+  const evaluate = async (mc: string, account: string) => {
+    const verdict = await parts.eligibility.evaluate(mc, true, account);
+    return lift ? lift(verdict, account) : verdict;
+  };
   return monitoringRoutes({
     ready,
-    gate: parts.gate, watch, webhooks, events, evaluate: (mc, account) => parts.eligibility.evaluate(mc, true, account),
+    gate: parts.gate, watch, webhooks, events, evaluate,
     maxWatched: parts.config.MONITORING_MAX_WATCHED, allowPrivateWebhooks: parts.config.WEBHOOK_ALLOW_PRIVATE, log: parts.log,
   });
 }
@@ -84,6 +96,7 @@ export function startMonitoringWorker(parts: MonitoringParts): RunningMonitoring
   });
   const detector = new DetectorLoop(new ChangeDetector({
     redis, keys, mkeys, state: parts.state, watch, events, recorder, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, log, metrics,
+    accounts: parts.monitoringSources, now: parts.now,
   }), redis, mkeys.leader, mkeys.accounts, config.MONITORING_POLL_MS, log, metrics);
   const sender = new WebhookSender(config.WEBHOOK_ALLOW_PRIVATE, config.WEBHOOK_TIMEOUT_MS);
   const deliverer = new WebhookDeliverer({

@@ -225,23 +225,16 @@ export class OverrideService {
     const type = EVENT_OF[action];
     if (type === undefined) return;
     const at = isoTimestamp(nowMs);
-    const events: MonitoringEvent[] = [{
+    const event: MonitoringEvent = {
       id: uuidv7(), type, occurred_at: at, observed_at: at, mc: record.mc_number, dot: record.dot_number, trigger: null,
       before, after, reasons_added: [], reasons_removed: [], decision_id: null, ruleset_version: null, data_as_of: null,
       override: {
         id: record.id, kind: record.kind, status: record.status, reasons: record.reasons, reason_code: record.reason_code,
         scope: record.scope, expires_at: record.expires_at, actor, note,
       },
-    }];
-    // The verdict flips for the account: the same verdict.changed event a data change would give.
-    if (before !== null && after !== null && before.eligible !== after.eligible) {
-      events.push({
-        id: uuidv7(), type: 'verdict.changed', occurred_at: at, observed_at: at, mc: record.mc_number, dot: record.dot_number, trigger: null,
-        before, after, reasons_added: [], reasons_removed: [], decision_id: null, ruleset_version: null, data_as_of: null,
-        override: events[0]?.override,
-      });
-    }
-    for (const event of events) await this.send(record.account, event);
+    };
+    // The verdict.changed of a flip comes from monitoring's detector, for the accounts watching the carrier.
+    await this.send(record.account, event);
   }
 
   private async send(account: string, event: MonitoringEvent): Promise<void> {

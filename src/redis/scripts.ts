@@ -25,7 +25,7 @@ const SOURCES = {
   webhookQueueReplay: { file: 'webhook-queue-replay.lua', keys: 2 },
   leaseRenew: { file: 'lease-renew.lua', keys: 1 },
   leaseRelease: { file: 'lease-release.lua', keys: 1 },
-  monitoringUnwatch: { file: 'monitoring-unwatch.lua', keys: 4 },
+  monitoringUnwatch: { file: 'monitoring-unwatch.lua', keys: 5 },
   decisionEvict: { file: 'decision-evict.lua', keys: 1 },
   decisionArchiverLock: { file: 'decision-archiver-lock.lua', keys: 1 },
   policyPublish: { file: 'policy-publish.lua', keys: 3 },
@@ -241,13 +241,13 @@ export const luaScripts = {
   },
 
   /**
-   * monitoring-unwatch.lua: removes an account from a carrier's watchers, and the carrier from its shard's watched
-   * set, baseline and schedule when no account is left ({monw:<shard>}); how many accounts still watch it.
+   * monitoring-unwatch.lua: removes an account from a carrier's watchers (with its own baseline of the carrier), and
+   * the carrier from its shard's watched set, baseline and schedule when no account is left ({monw:<shard>}); how many accounts still watch it.
    */
   async monitoringUnwatch(
-    client: RedisClient, keys: { watchers: string; watched: string; baseline: string; schedule: string }, account: string, mc: string,
+    client: RedisClient, keys: { watchers: string; watched: string; baseline: string; schedule: string; accountBaseline: string }, account: string, mc: string,
   ): Promise<number> {
-    return int.parse(await raw(client, 'monitoringUnwatch')(keys.watchers, keys.watched, keys.baseline, keys.schedule, account, mc));
+    return int.parse(await raw(client, 'monitoringUnwatch')(keys.watchers, keys.watched, keys.baseline, keys.schedule, keys.accountBaseline, account, mc));
   },
 
   /**
