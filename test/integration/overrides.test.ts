@@ -8,6 +8,7 @@ import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
 import type { CarrierRecord, WatchlistHit } from '../../src/core/carrier.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { report, submit, waitTerminal } from './batch-helpers.js';
+import { monitoringKeys, shardOf } from '../../src/monitoring/keys.js';
 
 /** The service's clock: real time, or held at an instant while a test looks at one millisecond. */
 let heldAt: number | null = null;
@@ -218,9 +219,17 @@ describe('scopes in time and by reference', () => {
   });
 
   it('expires to the second on the service clock, and the expiry is logged and announced', async () => {
+    // Watched, so monitoring announces each flip of the account's verdict (verdict.changed) too.
+    expect((await send('PUT', '/v1/watchlist/300005', keys.check!)).status).toBe(201);
+    const mkeys = monitoringKeys(t.config.REDIS_PREFIX);
+    await waitFor(() => t.redis.hexists(mkeys.baseline(shardOf('300005')), '300005'), (found) => found === 1, 3000);
+    const flips = async () => (await json(await t.get('/v1/events?limit=1000', as(keys.check!)))).events
+      .filter((event: { type: string; mc: string }) => event.type === 'verdict.changed' && event.mc === '300005');
     const until = new Date(Math.ceil(clock() / 1000) * 1000 + 60_000);
     const id = await granted({ mc_number: '300005', reasons: ['mcs150_outdated'], scope: { until: until.toISOString() } });
     await checkUntil(keys.check!, '300005', (v) => v.eligible === true);
+    const lifted = await waitFor(flips, (found) => found.length === 1, 3000);
+    expect(lifted.value[0]).toMatchObject({ trigger: 'override', after: { eligible: true, tier: 'standard' }, overrides: [{ id }] });
     heldAt = until.getTime() - 1;
     expect((await check(keys.check!, '300005')).eligible).toBe(true);
     heldAt = until.getTime();
@@ -233,6 +242,8 @@ describe('scopes in time and by reference', () => {
     const events = await json(await t.get('/v1/events?limit=1000', as(keys.check!)));
     const types = events.events.map((event: { type: string }) => event.type);
     for (const type of ['review.opened', 'override.activated', 'override.expired', 'override.invalidated', 'override.revoked', 'verdict.changed']) expect(types).toContain(type);
+    const back = await waitFor(flips, (found) => found.length === 2, 3000);
+    expect(back.value[1]).toMatchObject({ after: { eligible: false, tier: 'conditional', reasons: ['mcs150_outdated'] } });
     const activation = events.events.find((event: { type: string; override?: { id: string } }) => event.type === 'override.activated' && event.override?.id === id);
     expect(activation).toMatchObject({ mc: '300005', before: { eligible: false }, after: { eligible: true } });
   });
