@@ -12,7 +12,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGunzip, createGzip, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { RedisClient } from '../redis/connection.js';
 import type { RedisKeys } from '../store/keys.js';
@@ -172,6 +172,43 @@ export async function exportDecisions(
     await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
     result.files.push({ file: path, manifest: manifestFile, records, sha256 });
     result.records += records;
+  }
+  return result;
+}
+
+/**
+ * Exports other NDJSON lines of [from, to) alongside the decisions, the same way: one `<prefix>-<hour>.ndjson.gz`
+ * per UTC hour that has lines, each with a manifest signed like a decisions file's (no snapshots or rule sets), so
+ * `decisions verify` checks it unchanged. `linesOf(from, to)` gives the lines of one hour, in order.
+ */
+export async function exportLines(
+  prefix: string, linesOf: (fromMs: number, toMs: number) => Promise<string[]>,
+  options: { fromMs: number; toMs: number; outDir: string; signingKey: KeyObject },
+): Promise<ExportResult> {
+  await mkdir(options.outDir, { recursive: true });
+  const result: ExportResult = { files: [], records: 0, public_key: publicKeyBase64(options.signingKey) };
+  for (let hour = Math.floor(options.fromMs / HOUR_MS) * HOUR_MS; hour < options.toMs; hour += HOUR_MS) {
+    const from = Math.max(hour, options.fromMs);
+    const to = Math.min(hour + HOUR_MS, options.toMs);
+    const lines = await linesOf(from, to);
+    if (lines.length === 0) continue;
+    const name = `${prefix}-${hourName(hour)}${from !== hour || to !== hour + HOUR_MS ? `-${from}-${to}` : ''}.ndjson.gz`;
+    const path = join(options.outDir, name);
+    await writeFile(`${path}.partial`, gzipSync(lines.map((line) => `${line}\n`).join('')));
+    await rename(`${path}.partial`, path);
+    const { sha256, bytes } = await sha256File(path);
+    const unsigned = {
+      format: EXPORT_FORMAT, file: name, sha256, bytes, records: lines.length,
+      from: new Date(from).toISOString(), to: new Date(to).toISOString(), created_at: new Date().toISOString(), snapshots: {}, rulesets: {},
+    } as const;
+    const manifest: ExportManifest = {
+      ...unsigned,
+      signature: { alg: 'Ed25519', public_key: result.public_key, value: sign(null, signedBytes(unsigned), options.signingKey).toString('base64') },
+    };
+    const manifestFile = manifestPath(path);
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    result.files.push({ file: path, manifest: manifestFile, records: lines.length, sha256 });
+    result.records += lines.length;
   }
   return result;
 }

@@ -2,7 +2,7 @@
 // Decision records (written with every verdict, read back by id), the decision id and the verdict stamp,
 // the GET /v1/decisions/{id} and GET /v1/decisions routes, the signed export, and the continuous archive
 // (archiver, stores, look-ups from it, chain verification).
-export { exportDecisions, parsePublicKey, parseSigningKey, verifyExport } from './archive.js';
+export { exportDecisions, exportLines, parsePublicKey, parseSigningKey, verifyExport } from './archive.js';
 export { LocalArchiveStore, type ArchiveStore } from './archive-store.js';
 export { verifyArchive } from './archive-verify.js';
 export { archiveReader, archiveStore, buildArchiver, leaseMs, startDecisionArchiver } from './archive-wiring.js';

@@ -11,5 +11,5 @@ export { OverrideRegistry } from './registry.js';
 export { decodeReviewCursor } from './review-queue.js';
 export { isReviewStatus, REVIEW_STATUSES, ReviewStore, type ReviewItem, type ReviewStatus } from './review-store.js';
 export { OVERRIDE_ID } from './route.js';
-export { OverrideStore, type LogEntry } from './store.js';
+export { OverrideStore, type LogEntry, type OverrideLogLine } from './store.js';
 export { buildOverrides, type Overrides } from './wiring.js';

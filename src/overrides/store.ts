@@ -65,6 +65,17 @@ export interface LogEntry {
   entry: HistoryEntry;
 }
 
+/** One state change as `decisions export` writes it: the log entry, its account and the override it changed. */
+export type OverrideLogLine = HistoryEntry & {
+  account: string;
+  override_id: string;
+  /** The log's stream id and its time: the order the changes were logged in. */
+  log_id: string;
+  logged_at: string;
+  override: Pick<OverrideRecord, 'mc_number' | 'dot_number' | 'legal_name' | 'kind' | 'reasons' | 'scope' | 'reason_code' | 'requested_by'
+    | 'requested_at' | 'expires_at' | 'names_fingerprint' | 'bindings' | 'decision_id'> | null;
+};
+
 export class OverrideStore {
   constructor(private readonly redis: RedisClient, private readonly keys: OverrideKeys) {}
 
@@ -145,6 +156,37 @@ export class OverrideStore {
       if (page.length < 1000) return out;
       start = `(${page[page.length - 1]?.[0] ?? ''}`;
     }
+  }
+
+  /**
+   * Every account's log entries logged in [fromMs, toMs) (the stream's own time), oldest first, each with the
+   * override's unchanging fields (carrier, kind, reasons, scope, reason code, requester, expiry, bindings), so a
+   * line reads on its own in an archive: what `decisions export` writes next to the decisions.
+   */
+  async logLines(fromMs: number, toMs: number): Promise<OverrideLogLine[]> {
+    const lines: Array<OverrideLogLine & { order: [number, number] }> = [];
+    for (const account of await this.accounts()) {
+      const entries = toMs > fromMs ? await this.log(account, fromMs, toMs - 1) : [];
+      if (entries.length === 0) continue;
+      const ids = [...new Set(entries.map((entry) => entry.override_id))];
+      const raws = await this.redis.hmget(this.keys.records(account), ...ids);
+      const records = new Map(ids.map((id, index) => [id, decodeRecord(raws[index] ?? '{}')]));
+      for (const { stream_id, override_id, entry } of entries) {
+        const [ms = 0, seq = 0] = stream_id.split('-').map(Number);
+        const record = records.get(override_id) ?? null;
+        lines.push({
+          order: [ms, seq], account, override_id, log_id: stream_id, logged_at: new Date(ms).toISOString(), ...entry,
+          override: record === null ? null : {
+            mc_number: record.mc_number, dot_number: record.dot_number, legal_name: record.legal_name, kind: record.kind,
+            reasons: record.reasons, scope: record.scope, reason_code: record.reason_code, requested_by: record.requested_by,
+            requested_at: record.requested_at, expires_at: record.expires_at, names_fingerprint: record.names_fingerprint,
+            bindings: record.bindings, decision_id: record.decision_id,
+          },
+        });
+      }
+    }
+    lines.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.account.localeCompare(b.account));
+    return lines.map(({ order: _order, ...line }) => line);
   }
 
   async accounts(): Promise<string[]> {

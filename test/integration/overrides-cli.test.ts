@@ -1,11 +1,20 @@
 // The operator CLI's `reviews list` and `overrides list|show|revoke` as operators run them (child processes, the
 // service's own prefix), against a running service and real Redis: the CLI sees what the API sees, and a
 // revocation from the CLI reaches the serving replica and the account's history and events like one via the API.
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { verifyExport } from '../../src/decisions/index.js';
+import { overrideKeys } from '../../src/overrides/index.js';
 import { runCli } from '../helpers/cli.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 
 let t: TestApp;
+let id = '';
+const { privateKey } = generateKeyPairSync('ed25519');
 const keys: Record<string, string> = {};
 const json = (response: Response) => response.json() as Promise<Record<string, any>>;
 const as = (key: string) => ({ 'x-api-key': key });
@@ -25,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  delete process.env.DECISION_SIGNING_KEY;
   await t?.stop();
 });
 
@@ -34,7 +44,7 @@ it('lists the review queue and the overrides, shows one with its history, and re
   const created = await json(await send('POST', '/v1/overrides', keys.ann!, {
     mc_number: '310001', reasons: ['mcs150_outdated'], scope: { until_change: true }, reason_code: 'verified_with_carrier', note: 'new MCS-150 mailed',
   }));
-  const id = created.id as string;
+  id = created.id as string;
   expect((await send('POST', `/v1/overrides/${id}/approve`, keys.bob!, { note: 'seen' })).status).toBe(200);
   await waitFor(() => check('310001'), (verdict) => verdict.eligible === true, 1000);
   // The sightings of the first checks are written in the background: wait until the queue holds both carriers.
@@ -73,3 +83,34 @@ it('lists the review queue and the overrides, shows one with its history, and re
   const events = (await json(await t.get('/v1/events?limit=100', as(keys.check!)))).events as Array<{ type: string; override?: { id: string; actor: string } }>;
   expect(events.find((event) => event.type === 'override.revoked')?.override).toMatchObject({ id, actor: 'Carol Diaz' });
 });
+
+it('decisions export writes every override state change of the range next to the decisions, signed the same way', async () => {
+  process.env.DECISION_SIGNING_KEY = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+  const dir = await mkdtemp(join(tmpdir(), 'override-log-'));
+  try {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const result = await cli('decisions', 'export', '--from', from, '--to', to, '--out', dir);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.records).toBeGreaterThan(0);
+    expect(summary.override_log.entries).toBe(3);
+    const files = await readdir(dir);
+    expect(files.some((name) => name.startsWith('decisions-'))).toBe(true);
+    const logFile = summary.override_log.files[0].file as string;
+    expect(files).toContain(logFile.split('/').pop());
+    const lines = gunzipSync(await readFile(logFile)).toString('utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => [line.override_id, line.action, line.actor, line.status])).toEqual([
+      [id, 'requested', 'Ann Lee', 'pending_approval'], [id, 'approved', 'Bob Ray', 'active'], [id, 'revoked', 'Carol Diaz', 'revoked'],
+    ]);
+    expect(lines[2]).toMatchObject({
+      account: 'acme', note: 'carrier stopped answering', verdict_before: { eligible: true }, verdict_after: { eligible: false },
+      override: { mc_number: '310001', kind: 'override', reasons: ['mcs150_outdated'], reason_code: 'verified_with_carrier', requested_by: 'Ann Lee' },
+    });
+    expect(await verifyExport(logFile, createPublicKey(privateKey))).toMatchObject({ ok: true, records: 3 });
+    // The log is never trimmed or expired: it outlives the decision records it explains.
+    expect(await t.redis.ttl(overrideKeys(t.config.REDIS_PREFIX).log('acme'))).toBe(-1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);

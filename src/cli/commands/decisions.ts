@@ -6,10 +6,11 @@
 import { stat, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  archiveReader, buildArchiver, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
+  archiveReader, buildArchiver, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, exportLines, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
   parsePublicKey, parseSigningKey, secondOf, verifyArchive, verifyExport,
 } from '../../decisions/index.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
+import { OverrideStore, overrideKeys } from '../../overrides/index.js';
 import { loadConfig } from '../../config.js';
 import { luaScripts } from '../../redis/scripts.js';
 import { CliError, printJson, withContext } from '../context.js';
@@ -104,7 +105,7 @@ export function register(program: Command): void {
     });
 
   decisions.command('export')
-    .description('write records decided in [--from, --to) as gzip\'d NDJSON per UTC hour, each with a signed SHA-256 manifest')
+    .description('write records decided in [--from, --to), and the override log of that range, as gzip\'d NDJSON per UTC hour, each with a signed SHA-256 manifest')
     .requiredOption('--from <time>', 'start (inclusive), ISO 8601', parseInstant)
     .requiredOption('--to <time>', 'end (exclusive), ISO 8601', parseInstant)
     .requiredOption('--out <dir>', 'output directory (created if missing)')
@@ -112,7 +113,12 @@ export function register(program: Command): void {
       if (options.to <= options.from) throw new CliError('--to must be after --from');
       await withContext(async ({ config, redis, keys }) => {
         const key = signingKey(config.DECISION_SIGNING_KEY);
-        printJson(await exportDecisions(redis, keys, { fromMs: options.from, toMs: options.to, outDir: options.out, signingKey: key }));
+        const range = { fromMs: options.from, toMs: options.to, outDir: options.out, signingKey: key };
+        const decided = await exportDecisions(redis, keys, range);
+        // Every override state change of the range goes with the decisions it changed (src/overrides' log).
+        const overrides = new OverrideStore(redis, overrideKeys(config.REDIS_PREFIX));
+        const log = await exportLines('override-log', async (from, to) => (await overrides.logLines(from, to)).map((line) => JSON.stringify(line)), range);
+        printJson({ ...decided, override_log: { files: log.files, entries: log.records } });
       });
     });
 
