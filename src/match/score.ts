@@ -7,7 +7,8 @@
 // population (JOHN, MOHAMMAD), so the evidence a match rests on is its rare tokens. Numbers must agree:
 // "CHULUCANAS 200" is not "CHULUCANAS 2000".
 import { jaroWinkler } from './jaro-winkler.js';
-import { ABBREVIATIONS, BUSINESS_WORDS, LEGAL_FORMS, personTokenShare } from './name-tables.js';
+import { canonicalWord } from './abbreviations.js';
+import { BUSINESS_WORDS, LEGAL_FORMS, personTokenShare } from './name-tables.js';
 import { basicTokens, foldToken, isParticle, skeleton, stripForms, withinOneEdit } from './normalise.js';
 
 export interface PreparedName {
@@ -45,6 +46,8 @@ export const GENERIC_DISCOUNT = 0.9;
 const INITIAL_WEIGHT = 0.3;
 /** Share of a listed person's unmatched names forgiven when every carrier word found a partner. */
 const FULLY_EXPLAINED_DISCOUNT = 0.9;
+/** Most a listed person's left-out later given names cost together (see scoreNames). */
+const LEFT_OUT_CAP = 0.1;
 /** At most this many tokens of a name are compared (list names run to 20 tokens; the first ones identify). */
 const MAX_TOKENS = 10;
 const SIMS = new Float64Array(MAX_TOKENS * MAX_TOKENS);
@@ -105,8 +108,9 @@ export function forgetTokenFacts(weightOf: WeightOf): void {
 
 export function prepareName(display: string, weightOf: WeightOf): PreparedName | null {
   const { tokens: stripped, hadLegalForm } = stripForms(basicTokens(display));
-  // Abbreviations and language variants of common words become one word on both sides (INTL / INTERNATIONAL).
-  const all = stripped.map((token) => ABBREVIATIONS.get(token) ?? token);
+  // Abbreviations and language variants of common words become one word on both sides (INTL / INTERNATIONAL),
+  // also with one typo in a long table word (INVERSIOES / INVERSIONES).
+  const all = stripped.map(canonicalWord);
   const tokens = all.length > MAX_TOKENS ? all.slice(0, MAX_TOKENS) : all;
   if (tokens.length === 0) return null;
   const n = tokens.length;
@@ -343,9 +347,15 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
     // a listed surname left out, or any name part when carrier words are left over, costs half.
     if (listIndividual) {
       const forgiven = unmatchedCarrier.length === 0 ? FULLY_EXPLAINED_DISCOUNT : 0.5;
+      let leftOut = 0;
       for (const j of unmatchedList) {
-        if (listed.weights[j]! > PARTICLE_WEIGHT) denominator -= listed.weights[j]! * (j < listed.surnames ? 0.5 : forgiven);
+        if (listed.weights[j]! <= PARTICLE_WEIGHT) continue;
+        denominator -= listed.weights[j]! * (j < listed.surnames ? 0.5 : forgiven);
+        if (j >= listed.surnames) leftOut += listed.weights[j]! * (1 - forgiven);
       }
+      // A sole proprietor who wrote the surname and the first given name (and maybe an initial) leaves out the rest of
+      // a long listed name (father's and grandfather's names): together they cost at most LEFT_OUT_CAP.
+      if (leftOut > LEFT_OUT_CAP && unmatchedCarrier.length === 0 && surnameAndFirstName(listed, usedB)) denominator -= leftOut - LEFT_OUT_CAP;
     }
   }
   let score = numerator / denominator;
@@ -359,6 +369,17 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
     score: exact ? 1 : Math.min(score, 0.999), exact, pairs, unmatchedCarrier, unmatchedList, numbersDisagree, compactEqual,
     singleWord: !exact && listed.identifying.length < 2,
   };
+}
+
+/** Every listed surname and the first listed given name (particles aside) found a partner. */
+function surnameAndFirstName(listed: PreparedName, usedB: Uint8Array): boolean {
+  if (listed.surnames === 0) return false;
+  for (let j = 0; j < listed.tokens.length; j++) {
+    if (isParticle(listed.tokens[j]!)) continue;
+    if (!usedB[j]) return false;
+    if (j >= listed.surnames) return true;
+  }
+  return false;
 }
 
 /**

@@ -64,6 +64,8 @@ const MAX_POSTING = 150;
 const MAX_SCORED = 24;
 /** Deletion keys only for tokens this long: shorter ones are matched exactly or by skeleton. */
 const MIN_DELETION_LENGTH = 4;
+/** Tokens this long whose folded form differs have deletion keys of their spelling as written too. */
+const RAW_KEY_LENGTH = 5;
 /** Non-exact common person names lose this much: the name alone says little. */
 const COMMON_NAME_PENALTY = 0.05;
 const EXPLANATION_MAX = 200;
@@ -88,12 +90,19 @@ const LONE_CONTAINABLE_LENGTH = 7;
 /** A listed person's name without some of its parts inside a business name (ARTEM MALYSHEV TRANSPORT): a review
  * (an individual's name-only match never is more), also after a listed-abroad adjustment. */
 const PARTIAL_PERSON_SCORE = 0.965;
+/** Ordinary carrier words (NORTH, FIRST) a carrier may add around a whole listed name that still make a review. */
+const MAX_ORDINARY_ADDED = 2;
+/** Entity matches this far below the floor are still checked for a whole listed name inside the carrier's. */
+const LOW_CONTAINED = 0.3;
 /** Information of a number token (an agreeing number is evidence, not identity). */
 const NUMBER_INFORMATION = 0.5;
 /** Token weight below which a word is common (in the lists, among people or carrier names). */
 const RARE_WEIGHT = 0.85;
 /** Share of people at which a name word counts as common (the third tier of the name tables). */
 const COMMON_PERSON_TOKEN = 0.0008;
+
+/** An apostrophe between two letters of one word (MADA'IN). */
+const INNER_APOSTROPHE = /([A-Za-z])['`\u2019]([A-Za-z])/g;
 
 /** Weights do not matter for counting document frequency. */
 const UNIT_WEIGHT: WeightOf = () => 1;
@@ -146,6 +155,8 @@ export class WatchlistIndex {
   private containable = new Uint8Array(0);
   /** Per list name, weakListName(): 0 none, 1 ordinary, 2 short. */
   private weakness = new Uint8Array(0);
+  /** Per list name, 1 when its only identifying words are letters or two-letter acronyms (B S COMPANY, IS BANK). */
+  private lettered = new Uint8Array(0);
   /** Per list name, how many of its tokens identify (the carrier must share that many to contain it). */
   private identifyingCount = new Uint8Array(0);
   private stamp = new Int32Array(0);
@@ -171,10 +182,17 @@ export class WatchlistIndex {
       });
       this.entryIds.set(key, index);
     }
-    const dedupe = `${index}|${entry.name.toUpperCase().replace(/[^A-Z0-9]+/g, ' ').trim()}`;
+    this.addName(index, entry, entry.name);
+    // An apostrophe inside a word (MADA'IN, MA'RUF) is written closed up or as a space: both forms are indexed.
+    const split = entry.name.replace(INNER_APOSTROPHE, '$1 $2');
+    if (split !== entry.name) this.addName(index, entry, split);
+  }
+
+  private addName(index: number, entry: ListEntry, display: string): void {
+    const dedupe = `${index}|${display.toUpperCase().replace(/['`\u2019]/g, '').replace(/[^A-Z0-9]+/g, ' ').trim()}`;
     if (this.seenNames.has(dedupe)) return;
     this.seenNames.add(dedupe);
-    this.names.push({ entry: index, individual: entry.individual, field: entry.name_field ?? 'primary_name', display: entry.name, prepared: null });
+    this.names.push({ entry: index, individual: entry.individual, field: entry.name_field ?? 'primary_name', display, prepared: null });
     this.built = false;
   }
 
@@ -236,6 +254,7 @@ export class WatchlistIndex {
       if (!list) map.set(key, [id]);
       else if (list[list.length - 1] !== id) list.push(id);
     };
+    const rawKeyed = new Set<string>();
     this.names.forEach((name, id) => {
       const prepared = prepareName(name.display, this.weightOf);
       name.prepared = prepared;
@@ -253,6 +272,13 @@ export class WatchlistIndex {
           const skel = prepared.skeletons[i]!;
           if (skel.length >= 3 && !/^\d/.test(skel)) pushKey(this.skeletonKeys, skel, tokenId);
         }
+        // Folding can move a typo out of one-edit reach (SHOOKHI folds to SHOHI, SHOKOHI stays): the spelling as
+        // written has deletion keys of its own, in the same key space (candidates only; scoring decides).
+        const raw = prepared.tokens[i]!;
+        if (raw !== folded && raw.length >= RAW_KEY_LENGTH && !rawKeyed.has(raw)) {
+          rawKeyed.add(raw);
+          for (const d of [raw, ...deletions(raw)]) pushKey(this.tokenKeys, d, tokenId);
+        }
         const postings = this.tokenNames[tokenId]!;
         if (postings[postings.length - 1] !== id) postings.push(id);
       }
@@ -260,6 +286,13 @@ export class WatchlistIndex {
         for (let b = a + 1; b < keyTokens.length; b++) pushKey(this.nameKeys, `p${pairKey(prepared.folded[keyTokens[a]!]!, prepared.folded[keyTokens[b]!]!)}`, id);
       }
       pushKey(this.nameKeys, `c${prepared.compact}`, id);
+      // A short acronym (T.E.G.) is also written letter by letter, in any order (E G T): keyed by its sorted letters.
+      if (!name.individual) {
+        for (const i of prepared.identifying) {
+          const token = prepared.tokens[i]!;
+          if (ACRONYM.test(token)) pushKey(this.nameKeys, `a${sortedLetters(token)}`, id);
+        }
+      }
       // "KATRANGI, Amir" is also written AMIRKATRANGI: the reordered compact form is a key too.
       const comma = name.display.indexOf(',');
       if (name.individual && comma > 0) {
@@ -283,6 +316,7 @@ export class WatchlistIndex {
     });
     this.containable = Uint8Array.from(this.names, (name) => (name.prepared && !name.individual && containableName(name.prepared) ? 1 : 0));
     this.identifyingCount = Uint8Array.from(this.names, (name) => Math.min(255, name.prepared?.identifying.length ?? 0));
+    this.lettered = Uint8Array.from(this.names, (name) => (name.prepared && letteredName(name.prepared) ? 1 : 0));
     this.stamp = new Int32Array(this.names.length);
     this.query = 0;
     this.built = true;
@@ -327,11 +361,18 @@ export class WatchlistIndex {
       if (kind === 'person' && !name.individual) continue;
       const result = scoreNames(carrier, listed, name.individual);
       const low = result.score < this.floor - 0.1;
-      if (low && this.containable[id] !== 1 && !(name.individual && kind === 'business')) continue;
+      // Low scores are kept for the containment rules only (an entity's whole name inside a longer carrier name).
+      if (low && (name.individual ? kind !== 'business' : this.containable[id] !== 1 && result.score < this.floor - LOW_CONTAINED)) continue;
       const evidence = name.individual ? null : entityEvidence(carrier, listed, result);
       const contained = evidence !== null && this.containable[id] === 1 && evidence.coveredAll && evidence.exactRare > 0
         && evidence.carrierExtra <= CONTAINED_EXTRA_RATIO * evidence.listInformation;
-      if (low && !contained && !(name.individual && kind === 'business')) continue;
+      const weak = this.weakness[id] === 0 ? null : this.weakness[id] === 1 ? 'ordinary' : 'short';
+      // Every word of the listed name, and around it only trade words, legal forms, letters and at most two ordinary
+      // carrier words (NORTH ZTE CORPORATION TRANSPORTATION, FIRST IS BANK AO LOGISTICS). Not for list names made of
+      // ordinary words (GOLDEN STAR CO).
+      const wholeAmongOrdinary = evidence !== null && evidence.coveredWhole && evidence.otherAdded === 0
+        && evidence.ordinaryAdded <= MAX_ORDINARY_ADDED && (weak !== 'ordinary' || this.lettered[id] === 1);
+      if (low && !contained && !wholeAmongOrdinary && !(name.individual && kind === 'business')) continue;
       let score = result.score;
       const notes: string[] = [];
       let common = false;
@@ -366,7 +407,6 @@ export class WatchlistIndex {
         } else if (common) notes.push('common name');
       }
       if (evidence) {
-        const weak = this.weakness[id] === 0 ? null : this.weakness[id] === 1 ? 'ordinary' : 'short';
         if (weak === 'ordinary' || evidence.listIdentifying === 0) {
           // Only ordinary words of carrier names, common person-name words or initials (TIMBER CORPORATION, RAMIREZ Y
           // CIA., B S COMPANY): a review when the names agree word for word (particles and legal forms aside), else nothing.
@@ -399,6 +439,10 @@ export class WatchlistIndex {
           // LLC): a review.
           score = CONTAINED_SCORE;
           notes.push('whole listed name inside the carrier name');
+        } else if (wholeAmongOrdinary && score < CONTAINED_SCORE) {
+          // The whole listed name among trade words and a few ordinary ones: a review.
+          score = CONTAINED_SCORE;
+          notes.push('whole listed name, only ordinary and trade words added');
         }
       }
       // A common name listed only elsewhere: the disagreement says more when the name says little.
@@ -417,12 +461,13 @@ export class WatchlistIndex {
    * the same skeleton (tokens on more than MAX_POSTING names left out). Carrier names reuse a small vocabulary,
    * so the answer per token is remembered (bounded).
    */
-  private namesForToken(folded: string, skel: string): Int32Array {
-    const cached = this.tokenCache.get(folded);
+  private namesForToken(raw: string, folded: string, skel: string): Int32Array {
+    const cached = this.tokenCache.get(raw);
     if (cached) return cached;
     const tokenIds = new Set<number>();
     const add = (ids: number[] | undefined) => { if (ids) for (const id of ids) tokenIds.add(id); };
     add(this.tokenKeys.get(folded));
+    if (raw !== folded && raw.length >= RAW_KEY_LENGTH) for (const d of [raw, ...deletions(raw)]) add(this.tokenKeys.get(d));
     if (folded.length >= MIN_DELETION_LENGTH && !/^\d+$/.test(folded)) for (const d of deletions(folded)) add(this.tokenKeys.get(d));
     if (skel.length >= 3 && !/^\d/.test(skel)) add(this.skeletonKeys.get(skel));
     const names = new Set<number>();
@@ -433,7 +478,7 @@ export class WatchlistIndex {
     }
     const result = Int32Array.from(names);
     if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
-    this.tokenCache.set(folded, result);
+    this.tokenCache.set(raw, result);
     return result;
   }
 
@@ -459,7 +504,7 @@ export class WatchlistIndex {
     };
     for (const i of keyTokens) {
       if (i >= 30) break;
-      touchAll(this.namesForToken(carrier.folded[i]!, carrier.skeletons[i]!), 1 << i);
+      touchAll(this.namesForToken(carrier.tokens[i]!, carrier.folded[i]!, carrier.skeletons[i]!), 1 << i);
     }
     for (let a = 0; a < keyTokens.length; a++) {
       for (let b = a + 1; b < keyTokens.length; b++) {
@@ -472,6 +517,12 @@ export class WatchlistIndex {
     }
     const compact = this.namePostings.get(`c${carrier.compact}`);
     if (compact) touchAll(compact, ((1 << Math.min(30, weights.length)) - 1) | (1 << 30));
+    if (carrier.letters >= 2) {
+      for (const [letters, bits] of letterGroups(carrier)) {
+        const ids = this.namePostings.get(`a${letters}`);
+        if (ids) touchAll(ids, bits);
+      }
+    }
 
     // Upper bound of each candidate's score from the carrier tokens it shares; drop those that cannot reach the
     // floor. Carrier trade words and particles may pair with the list's, so they count as shareable; at most as
@@ -520,12 +571,14 @@ export class WatchlistIndex {
       // whatever the carrier adds, when the carrier shares as many identifying tokens as the listed name has.
       const identifyingShared = count - Math.min(genericCount, this.genericTokens[id]!);
       const individual = this.individual[id] === 1;
+      // Also any entity name whose identifying words the carrier all shares: ordinary words around it may still make
+      // a review (see matchOne).
       const mayContain = individual
         ? identifyingShared >= 2
-        : this.containable[id] === 1 && identifyingShared >= Math.max(1, this.identifyingCount[id]!);
+        : identifyingShared >= Math.max(1, this.identifyingCount[id]!);
       const bound = scoreBound(prefix, shared, count, carrierDenominator, individual);
       if (!compactHit && !mayContain && scoreBound(prefix, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
-      ranked.push([id, compactHit ? 2 : mayContain ? Math.max(bound, CONTAINED_SCORE) : bound]);
+      ranked.push([id, compactHit ? 2 : mayContain && this.containable[id] === 1 ? Math.max(bound, CONTAINED_SCORE) : bound]);
     }
     ranked.sort((x, y) => y[1] - x[1]);
     this.work.queries += 1;
@@ -631,6 +684,12 @@ interface Evidence {
   carrierExtra: number;
   /** Both names hold numbers and they are the same. */
   numbersAgree: boolean;
+  /** Every listed token but particles has an identical partner (letters spelt one by one count). */
+  coveredWhole: boolean;
+  /** Carrier words left without a partner that are ordinary carrier words (NORTH, FIRST, PRIME). */
+  ordinaryAdded: number;
+  /** Carrier words left without a partner that identify (neither ordinary, trade word, particle, legal form nor letter). */
+  otherAdded: number;
 }
 
 function entityEvidence(carrier: PreparedName, listed: PreparedName, result: NameScore): Evidence {
@@ -639,12 +698,16 @@ function entityEvidence(carrier: PreparedName, listed: PreparedName, result: Nam
   const evidence: Evidence = {
     listIdentifying: 0, exactIdentifying: 0, fuzzyIdentifying: 0, transliterated: 0, exactRare: 0, coveredAll: true, exactCore: false,
     listInformation: 0, carrierExtra: 0, numbersAgree: carrier.numbers !== '' && carrier.numbers === listed.numbers,
+    coveredWhole: true, ordinaryAdded: 0, otherAdded: 0,
   };
   listed.tokens.forEach((token, j) => {
     const pair = partner.get(j);
-    // Folded spellings of a short word (BOOT / BOTH both fold to BOT) are not the same word.
-    const identical = pair !== undefined && pair[1] >= 0.97 && (carrier.tokens[pair[0]] === token || Math.min(token.length, carrier.tokens[pair[0]]!.length) >= 5);
+    // Folded spellings of a short word (BOOT / BOTH both fold to BOT) are not the same word. A listed acronym
+    // paired with a carrier's single letter was spelt letter by letter (scoreNames pairs an entity's letters no other way).
+    const identical = pair !== undefined && pair[1] >= 0.97 && (carrier.tokens[pair[0]] === token || Math.min(token.length, carrier.tokens[pair[0]]!.length) >= 5
+      || (carrier.tokens[pair[0]]!.length === 1 && token.length > 1));
     if (!identical && !optionalToken(token)) evidence.coveredAll = false;
+    if (!identical && (!isParticle(token) || token.length === 1)) evidence.coveredWhole = false;
     evidence.listInformation += information(token);
     if (baseWeight(token) !== null || isNumber(token)) return;
     evidence.listIdentifying += 1;
@@ -660,11 +723,26 @@ function entityEvidence(carrier: PreparedName, listed: PreparedName, result: Nam
   });
   const used = new Set(result.pairs.map(([i]) => i));
   carrier.tokens.forEach((token, i) => {
-    if (!used.has(i) && baseWeight(token) === null && token.length > 1) evidence.carrierExtra += information(token);
+    if (used.has(i)) return;
+    if (baseWeight(token) === null && token.length > 1) evidence.carrierExtra += information(token);
+    if (COMMON_CARRIER_WORDS.has(token)) evidence.ordinaryAdded += 1;
+    else if (isNumber(token) || (baseWeight(token) === null && token.length > 1)) evidence.otherAdded += 1;
   });
   evidence.exactCore = evidence.coveredAll
     && carrier.tokens.every((token, i) => used.has(i) || isParticle(token) || LEGAL_FORMS.has(token));
   return evidence;
+}
+
+/**
+ * A list name whose identity rests on letters: it holds a single letter or a two-letter acronym, and every identifying
+ * word is one (B S COMPANY, IS BANK, G&G INTERNACIONAL, CK INTERNATIONAL). Weak on its own, but not made of words
+ * every carrier uses.
+ */
+function letteredName(listed: PreparedName): boolean {
+  const letters = listed.tokens.filter((token) => token.length <= 2 && /^[A-Z]+$/.test(token) && !isParticle(token));
+  // Letters alone (J & E S. DE R.L.) are too little to recognise among a carrier's words: a word must go with them.
+  const word = listed.tokens.some((token) => token.length > 2 && !isParticle(token));
+  return letters.length > 0 && word && listed.identifying.every((i) => listed.tokens[i]!.length <= 2);
 }
 
 /** A listed name with enough information to be recognised inside a longer carrier name (see matchOne). */
@@ -677,6 +755,36 @@ function containableName(listed: PreparedName): boolean {
   if (kept.length === 1) return kept[0]!.length >= LONE_CONTAINABLE_LENGTH && information(kept[0]!) >= RARE_WEIGHT && !isNumber(kept[0]!);
   const total = kept.reduce((sum, token) => sum + information(token), 0);
   return total >= CONTAINABLE_INFORMATION && kept.some((token) => baseWeight(token) === null && !isNumber(token) && token.length >= 3 && information(token) >= RARE_WEIGHT);
+}
+
+/** A token an acronym may be: two to four letters. */
+const ACRONYM = /^[A-Z]{2,4}$/;
+/** Single letters of a carrier name considered for acronyms (the first ones). */
+const MAX_LETTERS = 6;
+
+function sortedLetters(token: string): string {
+  return [...token].sort().join('');
+}
+
+/**
+ * Every group of two to four of a carrier name's single letters, as sorted letters with the bits of their token
+ * positions: E G T TRANSPORT spells TEG, GET and ETG alike (order is not kept by carriers who scatter them).
+ */
+function letterGroups(carrier: PreparedName): Array<[string, number]> {
+  const at: number[] = [];
+  carrier.tokens.forEach((token, i) => { if (token.length === 1 && i < 30 && at.length < MAX_LETTERS && /[A-Z]/.test(token)) at.push(i); });
+  const out: Array<[string, number]> = [];
+  const limit = 1 << at.length;
+  for (let subset = 3; subset < limit; subset++) {
+    let size = 0;
+    for (let v = subset; v !== 0; v &= v - 1) size += 1;
+    if (size < 2 || size > 4) continue;
+    let letters = '';
+    let bits = 0;
+    at.forEach((i, k) => { if (subset & (1 << k)) { letters += carrier.tokens[i]!; bits |= 1 << i; } });
+    out.push([sortedLetters(letters), bits]);
+  }
+  return out;
 }
 
 function pairKey(a: string, b: string): string {

@@ -220,3 +220,40 @@ describe('addresses', () => {
     expect(compareAddresses([], US, true)).toMatchObject({ delta: 0, confirmed: false });
   });
 });
+
+describe('evidence rules for names written as carriers write them (issue 53)', () => {
+  const review = (name: string, id: string) => {
+    const hit = hitFor(name, id);
+    expect(hit, name).toBeDefined();
+    expect(reasonOf(hit)).not.toBeNull();
+    expect(isHardStop(hit!)).toBe(false);
+    return hit!;
+  };
+  const nothing = (name: string, id: string) => expect(reasonOf(hitFor(name, id)), name).toBeNull();
+
+  it('an apostrophe inside a listed word is also matched as a space (MADA IN / MADA\'IN)', () => {
+    // Every listed word, reordered, plus a trade word: as strong as the listed name itself.
+    expect(reasonOf(hitFor('NOVIN MADA TRADERS IN TRANSPORTATION CORP', '28684'))).toBe('ofac_sdn_match');
+  });
+  it('a typo moved out of one-edit reach by folding is still a candidate (SHOOKHI / SHOKOHI)', () => {
+    expect(review('AMIN SHOOKHI', '22952').explanation).toMatch(/SHOOKHI~SHOKOHI/);
+  });
+  it('a listed acronym spelt letter by letter in another order is found and counts as identical (E G T / T.E.G.)', () => {
+    expect(review('E G T TRANSPORT INC', '8404').explanation).toMatch(/~TEG/);
+  });
+  it('the whole listed name among trade words and at most two ordinary carrier words is a review', () => {
+    expect(review('NORTH ZTE CORPORATION TRANSPORTATION CORP', 'S4MRB9MLP').explanation).toMatch(/whole listed name/);
+    review('FIRST IS BANK AO LOGISTICS LLC', '22507');
+    review('CK INTERNATIONAL TRANSPORTATION CORP', '23524');
+  });
+  it('...but not with a word of the carrier\'s own that identifies, nor for letters alone (J & E)', () => {
+    nothing('KOVALENKO ZTE TRUCKING', 'S4MRB9MLP');
+    nothing('NORTH SOUTH EAST ZTE TRUCKING', 'S4MRB9MLP');
+    nothing('J & E CARRIER COMPANY', '15187');
+    nothing('Q & J GROUP', '15187');
+  });
+  it('a listed person\'s later given names left out by a sole proprietor cost little together', () => {
+    const hit = review('ABDALLAH H AL- ANIZI', '19811');
+    expect(hit.entity_type).toBe('individual');
+  });
+});
