@@ -5,11 +5,16 @@
 // verdict, 503 for batch), never a 401.
 import type { RedisClient } from '../redis/connection.js';
 import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import { execValues } from '../redis/exec-values.js';
 import { withDeploymentMark } from '../store/deployment-mark.js';
 import type { RedisKeys } from '../store/keys.js';
 import { generateApiKey, hashSecret, SCOPES, type ApiKeyRecord, type Scope, type StoredApiKey } from './api-key.js';
+import { isOneOf } from '../core/one-of.js';
 
 const MISSING = Symbol('missing');
+/** HGETALL of the key's record, EXISTS of the deployment mark. */
+const lookupReply = z.tuple([z.record(z.string(), z.string()), z.number()]);
 type CacheEntry = StoredApiKey | typeof MISSING;
 
 export function toHashFields(key: StoredApiKey): Record<string, string> {
@@ -26,7 +31,7 @@ export function fromHashFields(fields: Record<string, string>): StoredApiKey | n
     id: fields.id,
     account: fields.account ?? '',
     label: fields.label ?? '',
-    scopes: (fields.scopes ?? '').split(',').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope)),
+    scopes: (fields.scopes ?? '').split(',').filter((scope) => isOneOf(SCOPES, scope)),
     status: fields.status === 'active' ? 'active' : 'inactive',
     expires_at: fields.expires_at ? fields.expires_at : null,
     rate_per_minute: Number(fields.rate_per_minute) || 1,
@@ -61,10 +66,9 @@ export class KeyStore {
   async find(id: string): Promise<StoredApiKey | null> {
     const cached = this.peek(id);
     if (cached !== undefined) return cached;
-    const results = await this.redis.multi().hgetall(this.keys.apiKey(id)).exists(this.keys.deploymentMark).exec();
-    if (!results) throw new Error('key lookup aborted');
-    const [[fieldsError, fields], [markError, markCount]] = results as [[Error | null, Record<string, string>], [Error | null, number]];
-    if (fieldsError ?? markError) throw fieldsError ?? markError;
+    const [fields, markCount] = lookupReply.parse(execValues(
+      await this.redis.multi().hgetall(this.keys.apiKey(id)).exists(this.keys.deploymentMark).exec(), 'key lookup',
+    ));
     const record = fromHashFields(fields);
     if (!record && markCount === 0) throw new BackendDataMissingError();
     // Unknown ids are cached briefly so random keys cannot turn every request into a Redis read.

@@ -18,8 +18,9 @@ import { luaScripts } from '../redis/scripts.js';
 import { redisKeys } from '../store/keys.js';
 import { batchGlobalKeys, batchKeys, WORKER_GROUP, type BatchGlobalKeys } from './keys.js';
 import { toChunks } from './roster.js';
-import { isActiveStatus, OUTCOMES, type JobStatus, type NotScreenedReason, type StoredRow, type Summary } from './types.js';
+import { isActiveStatus, JOB_STATUSES, NOT_SCREENED_REASONS, OUTCOMES, type JobStatus, type NotScreenedReason, type StoredRow, type Summary } from './types.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
+import { isOneOf } from '../core/one-of.js';
 
 const SLOT_MARGIN_MS = 5 * 60_000;
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -59,12 +60,13 @@ export interface BatchJobsOptions {
 const orNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
 
 export function parseJob(fields: Record<string, string>): JobRecord | null {
-  if (!fields.id || !fields.key_id || !fields.status) return null;
+  if (!fields.id || !fields.key_id || !fields.status || !isOneOf(JOB_STATUSES, fields.status)) return null;
+  const terminalReason = orNull(fields.terminal_reason);
   const summary = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Number(fields[`s:${outcome}`] ?? 0)])) as Summary;
   return {
     id: fields.id,
     key_id: fields.key_id,
-    status: fields.status as JobStatus,
+    status: fields.status,
     total: Number(fields.total),
     processed: Number(fields.processed ?? 0),
     chunk_size: Number(fields.chunk_size),
@@ -76,7 +78,7 @@ export function parseJob(fields: Record<string, string>): JobRecord | null {
     snapshot_version: orNull(fields.snapshot_version),
     ruleset_version: fields.ruleset_version ? Number(fields.ruleset_version) : null,
     data_as_of: orNull(fields.data_as_of),
-    terminal_reason: orNull(fields.terminal_reason) as NotScreenedReason | null,
+    terminal_reason: terminalReason !== null && isOneOf(NOT_SCREENED_REASONS, terminalReason) ? terminalReason : null,
     summary,
   };
 }

@@ -6,6 +6,8 @@
 // that is gone, or retired and due for removal within SNAPSHOT_SAFETY_MS, is treated as missing: the decision
 // is degraded (data_stale) instead of risking a false "not found" from a half-removed version.
 import type { RedisClient } from '../redis/connection.js';
+import { z } from 'zod';
+import { execValues } from '../redis/exec-values.js';
 import { sendKeyed } from '../redis/keyed-batch.js';
 import type { CarrierLookup, SnapshotMeta } from '../core/carrier.js';
 import { assess, type Asker } from '../core/assess.js';
@@ -18,6 +20,8 @@ import type { JobPins } from './jobs.js';
 import { decodePublishedRuleSet, decodeSnapshotMeta } from '../store/stored-json.js';
 
 const SNAPSHOT_SAFETY_MS = 5000;
+/** GET, ZSCORE and HMGET replies: a string or nil each. */
+const nullableStrings = z.array(z.string().nullable());
 
 /** One row to decide: its normalised MC number, and the job's account with the row's reference. */
 export interface PinnedCheck {
@@ -69,18 +73,13 @@ export class PinnedScreening {
     if (rulesetVersion !== null && !cachedRuleset) pipeline.get(this.keys.ruleset(rulesetVersion));
     // The live do-not-use list applies to batch rows exactly as to single checks: listed means blocked now.
     if (mcs.length > 0) pipeline.hmget(this.keys.doNotUse, ...mcs);
-    const replies = (await pipeline.exec()) ?? [];
-    const doNotUseReply = mcs.length > 0 ? replies.pop() : undefined;
-    if (doNotUseReply?.[0]) throw doNotUseReply[0];
-    const listed = (doNotUseReply?.[1] ?? []) as (string | null)[];
+    const replies = execValues(await pipeline.exec(), 'batch pins read');
+    const listed = mcs.length > 0 ? nullableStrings.parse(replies.pop()) : [];
+    const values = nullableStrings.parse(replies);
     const doNotUse = doNotUseIndex(Object.fromEntries(mcs.flatMap((mc, index) => {
       const entry = listed[index];
       return entry === null || entry === undefined ? [] : [[mc, entry]];
     })));
-    const values = replies.map(([error, value]) => {
-      if (error) throw error;
-      return value as string | null;
-    });
 
     const nowMs = this.now();
     let snapshot: SnapshotMeta | null = null;

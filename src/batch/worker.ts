@@ -32,7 +32,7 @@ export interface BatchWorkerOptions {
 type StreamEntry = [id: string, fields: string[]];
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => undefined as void;
+  let resolve: () => void = () => undefined;
   const promise = new Promise<void>((done) => {
     resolve = done;
   });

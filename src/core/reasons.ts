@@ -40,7 +40,8 @@ export const REASONS = {
 
 export type ReasonKind = 'hard_stop' | 'review' | 'not_found' | 'degraded';
 export type Reason = keyof typeof REASONS;
-export const REASON_CODES = Object.keys(REASONS) as Reason[];
+// Non-empty, so z.enum(REASON_CODES) takes it as it is.
+export const REASON_CODES = Object.keys(REASONS) as [Reason, ...Reason[]];
 
 const ORDER = new Map(REASON_CODES.map((code, index) => [code, index]));
 

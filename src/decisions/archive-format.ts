@@ -7,7 +7,7 @@
 // A line is the GET /v1/decisions/{id} body without `snapshot` and without `verdict.evidence.sources`: both
 // follow from the snapshot manifest, stored once under objects/snapshots/ and named with its SHA-256 by every
 // manifest that uses it. Reading a line back (fromLine) gives the API's body byte for byte.
-import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, constants as zlib } from 'node:zlib';
 import { z } from 'zod';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { sourceEvidence } from '../core/evidence.js';
@@ -173,6 +173,25 @@ export function segmentBase(seq: number, from: number, to: number): string {
 export const manifestKey = (seq: number) => `chain/${pad(seq, 10)}.manifest.json`;
 export const CHAIN_PREFIX = 'chain/';
 export const HEAD_KEY = 'head.json';
+
+const headHintSchema = z.looseObject({ seq: z.number().optional(), archived_until: z.number().optional() });
+
+/** head.json as written by the archiver: the chain's last seq and the second archived up to (0 when absent). */
+export function decodeHeadHint(bytes: Buffer): { seq: number; archived_until: number } {
+  const hint = headHintSchema.parse(JSON.parse(bytes.toString('utf8')));
+  return { seq: hint.seq ?? 0, archived_until: hint.archived_until ?? 0 };
+}
+
+const segmentIndexSchema = z.object({
+  format: z.literal(ARCHIVE_FORMAT),
+  blocks: z.array(z.tuple([z.string(), z.string(), z.number(), z.number(), z.number()])),
+  accounts: z.record(z.string(), z.record(z.string(), z.array(z.number()))),
+});
+
+/** A segment's gzipped index file, decoded; throws when it is not one. */
+export function decodeSegmentIndex(gzipped: Buffer): SegmentIndex {
+  return segmentIndexSchema.parse(JSON.parse(gunzipSync(gzipped).toString('utf8')));
+}
 
 export function seqOfManifestKey(key: string): number | null {
   const match = /^chain\/(\d{10})\.manifest\.json$/.exec(key);

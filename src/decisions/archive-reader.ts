@@ -3,13 +3,13 @@
 // segment files that a committed manifest names are read (a crash can leave files of a segment that was never
 // committed, or that was committed again over other seconds). Records written twice (catch-up segments, a pass
 // repeated after a crash) are returned once.
-import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { SnapshotMeta } from '../core/carrier.js';
 import {
-  decodeBlock, findBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, segmentManifestSchema,
+  decodeBlock, decodeHeadHint, decodeSegmentIndex, findBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, segmentManifestSchema,
   type ArchiveLine, type SegmentIndex,
 } from './archive-format.js';
+import { decodeSnapshotMeta } from '../store/stored-json.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { DecisionView } from './reader.js';
 import { DECISION_ID, idMillis } from './record-codec.js';
@@ -44,7 +44,7 @@ export class ArchiveReader {
   /** Every second before this is archived, per the head hint (may lag the chain by one segment; readers overlap). */
   async archivedUntil(): Promise<number> {
     const hint = await this.store.get(HEAD_KEY);
-    return hint ? Number((JSON.parse(hint.toString('utf8')) as { archived_until?: number }).archived_until ?? 0) : 0;
+    return hint ? decodeHeadHint(hint).archived_until : 0;
   }
 
   /** Segment files of one hour, by seq (committed or not: see isCommitted). A past hour's listing is cached for a minute. */
@@ -82,7 +82,7 @@ export class ArchiveReader {
     if (!(await this.isCommitted(segment))) return null;
     const bytes = await this.store.get(key);
     if (!bytes) return null;
-    const index = JSON.parse(gunzipSync(bytes).toString('utf8')) as SegmentIndex;
+    const index = decodeSegmentIndex(bytes);
     this.indexes.set(key, index);
     return index;
   }
@@ -101,7 +101,7 @@ export class ArchiveReader {
     if (cached) return cached;
     const bytes = await this.store.get(`objects/snapshots/${version}.json`);
     if (!bytes) throw new Error(`archived snapshot manifest ${version} is missing`);
-    const meta = JSON.parse(bytes.toString('utf8')) as SnapshotMeta;
+    const meta = decodeSnapshotMeta(bytes.toString('utf8'), `objects/snapshots/${version}.json`);
     this.snapshots.set(version, meta);
     return meta;
   }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, link, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
+import { errorCode } from '../thrown.js';
 
 export interface ArchiveStore {
   /** Writes an object; with ifAbsent, resolves false (and writes nothing) when the key exists. */
@@ -58,7 +59,7 @@ export class LocalArchiveStore implements ArchiveStore {
         try {
           await link(temporary, path);
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+          if (errorCode(error) === 'EEXIST') return false;
           throw error;
         }
       } else await rename(temporary, path);
@@ -74,7 +75,7 @@ export class LocalArchiveStore implements ArchiveStore {
     try {
       return await readFile(this.path(key));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (errorCode(error) === 'ENOENT') return null;
       throw error;
     }
   }
@@ -84,7 +85,7 @@ export class LocalArchiveStore implements ArchiveStore {
     try {
       handle = await open(this.path(key), 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (errorCode(error) === 'ENOENT') return null;
       throw error;
     }
     try {
@@ -106,7 +107,7 @@ export class LocalArchiveStore implements ArchiveStore {
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        if (errorCode(error) === 'ENOENT') return;
         throw error;
       }
       for (const entry of entries) {

@@ -7,9 +7,8 @@
 // never read them, and the next pass removes those of its own hour); they are listed as `leftovers`.
 // Stops at the first difference and names its file.
 import { verify, type KeyObject } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import {
-  CHAIN_PREFIX, decodeData, manifestKey, parseSegmentKey, segmentManifestSchema, seqOfManifestKey, type SegmentIndex, type SegmentManifest,
+  CHAIN_PREFIX, decodeData, decodeSegmentIndex, manifestKey, parseSegmentKey, segmentManifestSchema, seqOfManifestKey, type SegmentManifest,
 } from './archive-format.js';
 import type { ArchiveStore } from './archive-store.js';
 import { publicKeyBase64 } from './archive.js';
@@ -95,7 +94,7 @@ export async function verifyArchive(store: ArchiveStore, trusted: KeyObject, opt
           }
           let lines;
           try {
-            lines = decodeData(data, JSON.parse(gunzipSync(indexBytes).toString('utf8')) as SegmentIndex);
+            lines = decodeData(data, decodeSegmentIndex(indexBytes));
           } catch (error) {
             throw new Difference(manifest.data.key, `does not decode: ${error instanceof Error ? error.message : String(error)}`);
           }

@@ -10,13 +10,13 @@
 // only when Redis holds exactly as many records as the archive does for it (decision-evict.lua); a record that
 // arrived after its second was archived is archived again in a catch-up segment first (readers dedupe by id).
 import { createHash, sign, type KeyObject } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
 import { luaScripts } from '../redis/scripts.js';
 import type { RedisKeys } from '../store/keys.js';
 import {
-  ARCHIVE_FORMAT, CHAIN_PREFIX, DATA_SUFFIX, encodeSegment, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, segmentBase, segmentManifestSchema,
+  ARCHIVE_FORMAT, CHAIN_PREFIX, DATA_SUFFIX, decodeHeadHint, decodeSegmentIndex, encodeSegment, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, segmentBase, segmentManifestSchema,
   seqOfManifestKey, toLine, type ArchiveLine, type SegmentIndex, type SegmentManifest,
 } from './archive-format.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -96,7 +96,7 @@ export class DecisionArchiver {
   async loadHead(): Promise<ChainHead | null> {
     const hint = await this.store.get(HEAD_KEY);
     let seq = 0;
-    if (hint) seq = Number((JSON.parse(hint.toString('utf8')) as { seq?: number }).seq ?? 0);
+    if (hint) seq = decodeHeadHint(hint).seq;
     else {
       const last = (await this.store.list(CHAIN_PREFIX)).map(seqOfManifestKey).filter((item): item is number => item !== null).pop();
       seq = last ?? 0;
@@ -311,7 +311,7 @@ export class DecisionArchiver {
       if (manifest.kind === 'regular' && manifest.to_second > cutoff) break;
       if (manifest.to_second <= cutoff && manifest.index && manifest.data) {
         const indexBytes = await this.store.get(manifest.index.key);
-        if (indexBytes && this.holds(JSON.parse(gunzipSync(indexBytes).toString('utf8')) as SegmentIndex)) result.held += 1;
+        if (indexBytes && this.holds(decodeSegmentIndex(indexBytes))) result.held += 1;
         else {
           await this.store.delete(manifest.data.key);
           await this.store.delete(manifest.index.key);

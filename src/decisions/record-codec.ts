@@ -233,7 +233,7 @@ const storedRecord = z.tuple([
 export const sharedEvidenceSchema = z.object({
   carrier: z.object({ dot_number: z.string().nullable(), legal_name: z.string(), dba_name: z.string().nullable() }).nullable(),
   reasons: z.array(reasonEvidenceSchema),
-  policy: z.object({ version: z.number(), sha256: z.string(), waived: z.array(z.enum(REASON_CODES as [Reason, ...Reason[]])) }).optional(),
+  policy: z.object({ version: z.number(), sha256: z.string(), waived: z.array(z.enum(REASON_CODES)) }).optional(),
 });
 
 /** A stored record, decoded but not yet joined with its shared evidence and manifest. */

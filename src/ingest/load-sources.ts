@@ -25,6 +25,7 @@ import { loadOosOrders } from './sources/oos.js';
 import { loadRevocations, mergeRevocations, type RevocationInfo } from './sources/revocations.js';
 import { SlotIndex } from './slot-index.js';
 import { loadOfacAddresses, loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
+import { messageOf } from '../thrown.js';
 
 export interface IngestFiles {
   census: string;
@@ -117,9 +118,9 @@ export function resolveFileAsOf(
 function sourceAsOf(source: SourceName, files: FileRecord[], ingestedAt: string): Pick<SourceFreshness, 'as_of' | 'as_of_from'> {
   // The broker's own do-not-use list is current by definition when it is read: its as-of is the ingest time.
   if (source === 'dnu') return { as_of: ingestedAt };
-  if (files.some((file) => file.asOf === undefined)) return { as_of: null };
-  const dated = files.map((file) => file.asOf!).sort((a, b) => a.as_of.localeCompare(b.as_of));
-  const pick = source === 'authority' ? dated.at(-1)! : dated[0]!;
+  const dated = files.flatMap((file) => file.asOf ?? []).sort((a, b) => a.as_of.localeCompare(b.as_of));
+  const pick = source === 'authority' ? dated.at(-1) : dated[0];
+  if (pick === undefined || dated.length < files.length) return { as_of: null };
   return { as_of: pick.as_of, as_of_from: pick.as_of_from };
 }
 
@@ -140,12 +141,12 @@ export function checkDistinctFiles(records: ReadonlyArray<Pick<FileRecord, 'sour
 /** The files of one list (OFAC primary, alias, address) must carry the same date: a list is one publication. */
 function checkSameDate(records: ReadonlyArray<FileRecord>): void {
   for (const source of ['ofac_sdn', 'ofac_cons'] as const) {
-    const mine = records.filter((record) => record.source === source && record.asOf);
+    const mine = records.flatMap((record) => (record.source === source && record.asOf ? [{ record, day: record.asOf.as_of.slice(0, 10) }] : []));
     const first = mine[0];
-    const other = mine.find((record) => record.asOf!.as_of.slice(0, 10) !== first?.asOf!.as_of.slice(0, 10));
+    const other = mine.find(({ day }) => day !== first?.day);
     if (first && other) {
-      throw new IngestError(other.path, null, null,
-        `${source}: dated ${other.asOf!.as_of.slice(0, 10)} but ${first.name} is dated ${first.asOf!.as_of.slice(0, 10)}; the files of one list must be of the same publication`);
+      throw new IngestError(other.record.path, null, null,
+        `${source}: dated ${other.day} but ${first.record.name} is dated ${first.day}; the files of one list must be of the same publication`);
     }
   }
 }
@@ -157,7 +158,7 @@ export async function checkReadable(files: IngestFiles): Promise<void> {
       const info = await stat(file);
       if (!info.isFile()) throw new Error('not a regular file');
     } catch (error) {
-      throw new IngestError(file, null, null, `cannot read: ${(error as Error).message}`);
+      throw new IngestError(file, null, null, `cannot read: ${messageOf(error)}`);
     }
     const kind = await sniffFile(file);
     if (kind !== null) throw new IngestError(file, null, null, `this is ${kind}, not a CSV file; unpack or re-download it`);
@@ -216,7 +217,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
 
   /** Runs one loader with a progress bar and a streaming hash, and records the file (OFAC prim + alt share a source). */
   async function load<T>(
-    source: SourceName, file: string, body: (context: LoadContext, stats: SourceStats) => Promise<T>,
+    source: SourceName, file: string, body: (context: LoadContext, stats: SourceStats, file: string) => Promise<T>,
     contentAsOf: (result: T, stats: SourceStats) => string | null = (_, stats) => stats.newest,
   ): Promise<T> {
     const stats = new SourceStats();
@@ -227,7 +228,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
       today: options.today, nowMs: options.nowMs, insuranceUnits: options.insuranceUnits, warn: options.warn,
       onBytes: hash.onBytes, mcSlots, coded: options.coded, quarantine: options.quarantine, maxBipdUsd: options.maxBipdUsd,
     };
-    const result = await body(context, stats);
+    const result = await body(context, stats, file);
     bar.done(stats.rows);
     reports.push({ source, file, stats });
     records.push({
@@ -239,12 +240,12 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
 
   const authority = await load('authority', files.authority, (c, s) => loadAuthority(files.authority, c, s));
   const secondAuthority = files.secondAuthority
-    ? await load('authority', files.secondAuthority, (c, s) => loadAuthority(files.secondAuthority!, c, s)) : null;
+    ? await load('authority', files.secondAuthority, (c, s, file) => loadAuthority(file, c, s)) : null;
   // The history first: a cancellation in it that took effect removes a policy the insurance file still lists.
   const insuranceHistory = files.insuranceHistory
-    ? await load('insurance_history', files.insuranceHistory, (c, s) => loadInsuranceHistory(files.insuranceHistory!, c, s)) : null;
+    ? await load('insurance_history', files.insuranceHistory, (c, s, file) => loadInsuranceHistory(file, c, s)) : null;
   const insurance = files.insurance
-    ? await load('insurance', files.insurance, (c, s) => loadInsurance(files.insurance!, c, s, insuranceHistory ?? undefined)) : null;
+    ? await load('insurance', files.insurance, (c, s, file) => loadInsurance(file, c, s, insuranceHistory ?? undefined)) : null;
   let revocations: Map<number, RevocationInfo> | null = null;
   for (const file of [files.revocations, files.secondRevocations]) {
     if (!file) continue;
@@ -254,8 +255,8 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   // Only dockets with a revocation that took effect need their grants: the history clears nothing else.
   const revoked = new Set([...(revocations ?? new Map<number, RevocationInfo>())].filter(([, info]) => info.revokedOn !== null).map(([mc]) => mc));
   const authorityGrants = files.authorityHistory
-    ? await load('authority_history', files.authorityHistory, (c, s) => loadAuthorityHistory(files.authorityHistory!, c, s, revoked)) : null;
-  const oos = files.oos ? await load('oos', files.oos, (c, s) => loadOosOrders(files.oos!, c, s)) : null;
+    ? await load('authority_history', files.authorityHistory, (c, s, file) => loadAuthorityHistory(file, c, s, revoked)) : null;
+  const oos = files.oos ? await load('oos', files.oos, (c, s, file) => loadOosOrders(file, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
   const problems: Array<IngestError | null> = [];
@@ -272,10 +273,11 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
     if (alt) problems.push(await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null));
     if (add) problems.push(await load(source, add, (c, s) => loadOfacAddresses(add, source, watchlists, c, s, entities), () => null));
   }
-  if (files.sam) {
-    await load('sam', files.sam, (c, s) => loadSamExclusions(files.sam!, watchlists, c, s), (result) => {
+  const samFile = files.sam;
+  if (samFile) {
+    await load('sam', samFile, (c, s) => loadSamExclusions(samFile, watchlists, c, s), (result) => {
       if (result.asOf !== null && isFutureDay(result.asOf, options.nowMs)) {
-        throw new IngestError(files.sam!, null, 'Creation_Date', `newest Creation_Date is in the future: "${result.asOf}"`);
+        throw new IngestError(samFile, null, 'Creation_Date', `newest Creation_Date is in the future: "${result.asOf}"`);
       }
       return result.asOf;
     });
@@ -283,7 +285,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
 
   // DNU: the file (if given) plus the live Redis hash, so `dnu add` takes effect at the next ingest at the latest.
   const dnu = new Map<string, DnuEntry>();
-  if (files.dnu) for (const [mc, entry] of await load('dnu', files.dnu, (c, s) => loadDnuFile(files.dnu!, s, c.onBytes, options.nowMs), () => null)) dnu.set(mc, entry);
+  if (files.dnu) for (const [mc, entry] of await load('dnu', files.dnu, (c, s, file) => loadDnuFile(file, s, c.onBytes, options.nowMs), () => null)) dnu.set(mc, entry);
   let liveDnuRows = 0;
   if (options.useRedisDnu) {
     const live = await readDnuHash(redis, keys);

@@ -36,6 +36,7 @@ import { NumberBitmap } from './dot-bitmap.js';
 import type { IdentityObservation, IdentitySink } from './identity-sink.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
+import { isOneOf } from '../core/one-of.js';
 
 export type { IngestFiles } from './load-sources.js';
 
@@ -129,12 +130,12 @@ export function parseSourceAsOf(given: Partial<Record<string, string>>, nowMs: n
   const out: Partial<Record<SourceName, string>> = {};
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
-    if (!(SOURCE_NAMES as readonly string[]).includes(name) || name === 'dnu') {
+    if (!isOneOf(SOURCE_NAMES, name) || name === 'dnu') {
       throw new IngestError('--as-of-source', null, null, `unknown source "${name}" (one of ${SOURCE_NAMES.filter((s) => s !== 'dnu').join(', ')})`);
     }
     const parsed = parseInstant(value, { nowMs, notFuture: true });
     if ('error' in parsed) throw new IngestError('--as-of-source', null, name, parsed.error);
-    out[name as SourceName] = parsed.iso;
+    out[name] = parsed.iso;
   }
   return out;
 }

@@ -119,27 +119,27 @@ export async function writeSampleFiles(dir: string, nowMs = Date.now()): Promise
   const dnu = ['mc_number,reason,added_at,expires_at', `MC-200001,Double-brokered a load,${day(-10)},`,
     `300003,Expired ban (ignored),${day(-400)},${day(-5)}`];
 
-  const files: IngestFiles = {
+  const files = {
     census: join(dir, 'census_az4n-8mr2.csv'), authority: join(dir, 'li_carrier_legacy.txt'),
     insurance: join(dir, 'li_actpendinsur_legacy.txt'), insuranceHistory: join(dir, 'li_inshist_legacy.txt'),
     revocations: join(dir, 'li_revocation_legacy.csv'), oos: join(dir, 'oos_p2mt-9ige.csv'), ofacSdn: join(dir, 'sdn.csv'),
     ofacAlt: join(dir, 'alt.csv'), sam: join(dir, 'SAM_Exclusions_Public_V2.csv'), dnu: join(dir, 'do_not_use.csv'),
     ofacCons: join(dir, 'cons_prim.csv'),
-  };
+  } satisfies IngestFiles;
   const lf = (lines: string[]) => `${lines.join('\n')}\n`;
   // OFAC ships CRLF lines and a final Ctrl-Z line; the sample does too.
   const ofac = (lines: string[]) => `${lines.join('\r\n')}\r\n\x1A`;
   await writeFile(files.census, lf(census));
   await writeFile(files.authority, lf(carriers));
-  await writeFile(files.insurance!, lf(policies));
-  await writeFile(files.insuranceHistory!, lf(history));
-  await writeFile(files.revocations!, lf(revocations));
-  await writeFile(files.oos!, lf(oos));
-  await writeFile(files.ofacSdn!, ofac(OFAC_LINES), 'latin1');
-  await writeFile(files.ofacAlt!, ofac(OFAC_ALT_LINES), 'latin1');
-  await writeFile(files.ofacCons!, ofac(OFAC_CONS_LINES), 'latin1');
-  await writeFile(files.sam!, lf(sam));
-  await writeFile(files.dnu!, lf(dnu));
+  await writeFile(files.insurance, lf(policies));
+  await writeFile(files.insuranceHistory, lf(history));
+  await writeFile(files.revocations, lf(revocations));
+  await writeFile(files.oos, lf(oos));
+  await writeFile(files.ofacSdn, ofac(OFAC_LINES), 'latin1');
+  await writeFile(files.ofacAlt, ofac(OFAC_ALT_LINES), 'latin1');
+  await writeFile(files.ofacCons, ofac(OFAC_CONS_LINES), 'latin1');
+  await writeFile(files.sam, lf(sam));
+  await writeFile(files.dnu, lf(dnu));
   return files;
 }
 

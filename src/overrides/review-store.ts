@@ -1,24 +1,12 @@
 // The review queue in Redis: one item per account and carrier that drew a `conditional` verdict, in the
 // account's {ovr:<account>} slot. Items are merged with compare-and-set (review-set.lua), so sightings from several
 // replicas and the batch and monitoring workers add up instead of overwriting each other.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ReasonEvidence } from '../core/evidence.js';
 import type { RedisClient } from '../redis/connection.js';
+import { luaScripts } from '../redis/scripts.js';
 import type { OverrideKeys } from './keys.js';
 import type { Reason } from '../core/reasons.js';
-
-const SET_LUA = readFileSync(new URL('./lua/review-set.lua', import.meta.url), 'utf8');
-const registered = new WeakSet<object>();
-type Call = (...args: (string | number)[]) => Promise<unknown>;
-
-function setCommand(redis: RedisClient): Call {
-  if (!registered.has(redis)) {
-    redis.defineCommand('reviewSet', { numberOfKeys: 2, lua: SET_LUA });
-    registered.add(redis);
-  }
-  return ((redis as unknown as Record<string, Call>).reviewSet as Call).bind(redis);
-}
 
 export const REVIEW_STATUSES = ['open', 'covered', 'closed'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -114,8 +102,8 @@ export class ReviewStore {
             last_source: sighting.source, status: sighting.status,
           };
       if (current !== null && current.status === next.status && sighting.status === 'closed') return { before: current.status, after: next.status };
-      const written = await setCommand(this.redis)(this.keys.reviews(account), this.keys.reviewIndex(account), sighting.mc, raw ?? '', JSON.stringify(next), Number(sighting.mc));
-      if (Number(written) === 1) {
+      const written = await luaScripts.reviewSet(this.redis, { reviews: this.keys.reviews(account), index: this.keys.reviewIndex(account) }, sighting.mc, raw ?? '', JSON.stringify(next));
+      if (written) {
         if (current === null) await this.redis.sadd(this.keys.accounts, account);
         return { before: current?.status ?? '', after: next.status };
       }

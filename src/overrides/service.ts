@@ -141,7 +141,7 @@ export class OverrideService {
     }
   }
 
-  private async close(account: string, id: string, action: Action, actor: string | null, note: string | null,
+  private async close(account: string, id: string, action: Action & OverrideStatus, actor: string | null, note: string | null,
     from: readonly OverrideStatus[], strict: boolean, due: (record: OverrideRecord, nowMs: number) => boolean = () => true): Promise<OverrideRecord> {
     for (;;) {
       const { record, raw } = await this.read(account, id);
@@ -151,7 +151,7 @@ export class OverrideService {
         return record;
       }
       const at = isoTimestamp(nowMs);
-      const next: OverrideRecord = { ...record, status: action as OverrideStatus, closed_at: at, closed_by: actor, closed_note: note, updated_at: at };
+      const next: OverrideRecord = { ...record, status: action, closed_at: at, closed_by: actor, closed_note: note, updated_at: at };
       const verdict = await this.deps.evaluate(record.mc_number, account);
       const wasActive = record.status === 'active';
       const before = await this.summaryWith(account, verdict, null);

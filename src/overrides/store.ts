@@ -2,26 +2,14 @@
 // the account's slot (compare-and-set on the record + append to the account's log + the override's history);
 // the {ctl} projection of active overrides is written after an activation and BEFORE a deactivation, so a failure
 // between the two steps can only leave an override not applied (fail closed), never applied after it ended.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RedisClient } from '../redis/connection.js';
+import { luaScripts } from '../redis/scripts.js';
 import { REASON_CODES } from '../core/reasons.js';
 import { OVERRIDE_REASON_CODES, OVERRIDE_STATUSES, toActive, type ActiveOverride, type HistoryEntry, type OverrideRecord } from './model.js';
 import type { OverrideKeys } from './keys.js';
 
-const TRANSITION_LUA = readFileSync(new URL('./lua/override-transition.lua', import.meta.url), 'utf8');
-const registered = new WeakSet<object>();
-type Call = (...args: (string | number)[]) => Promise<unknown>;
-
-function transitionCommand(redis: RedisClient): Call {
-  if (!registered.has(redis)) {
-    redis.defineCommand('overrideTransition', { numberOfKeys: 3, lua: TRANSITION_LUA });
-    registered.add(redis);
-  }
-  return ((redis as unknown as Record<string, Call>).overrideTransition as Call).bind(redis);
-}
-
-const reason = z.enum(REASON_CODES as [string, ...string[]]);
+const reason = z.enum(REASON_CODES);
 const summarySchema = z.object({ eligible: z.boolean(), tier: z.enum(['preferred', 'standard', 'conditional', 'blocked']).nullable(), reasons: z.array(reason) }).nullable();
 const bindingSchema = z.object({
   reason, source: z.string(), record_id: z.string().nullable(), matched_name: z.string().nullable(), fingerprint: z.string(),
@@ -41,7 +29,6 @@ export const historyEntrySchema = z.object({
   at: z.string(), action: z.string(), actor: z.string().nullable(), note: z.string().nullable(), status: z.enum(OVERRIDE_STATUSES),
   verdict_before: summarySchema, verdict_after: summarySchema,
 });
-const transitionReply = z.tuple([z.coerce.number().int(), z.string()]);
 
 /** A record with the exact JSON it was read as (the compare-and-set value of its next change). */
 export interface ReadRecord {
@@ -52,7 +39,7 @@ export interface ReadRecord {
 function decodeRecord(raw: string): OverrideRecord | null {
   try {
     const parsed = overrideRecordSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data as OverrideRecord : null;
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
@@ -94,7 +81,7 @@ export class OverrideStore {
 
   async history(account: string, id: string): Promise<HistoryEntry[]> {
     const raw = await this.redis.lrange(this.keys.history(account, id), 0, -1);
-    return raw.map((entry) => historyEntrySchema.parse(JSON.parse(entry)) as HistoryEntry);
+    return raw.map((entry) => historyEntrySchema.parse(JSON.parse(entry)));
   }
 
   /**
@@ -103,11 +90,12 @@ export class OverrideStore {
    */
   async transition(beforeRaw: string, after: OverrideRecord, action: string, entry: HistoryEntry): Promise<boolean> {
     const { account, id } = after;
-    const [applied] = transitionReply.parse(await transitionCommand(this.redis)(
-      this.keys.records(account), this.keys.log(account), this.keys.history(account, id), id, beforeRaw, JSON.stringify(after), action, JSON.stringify(entry),
-    ));
-    if (applied === 1 && beforeRaw === '') await this.redis.sadd(this.keys.accounts, account);
-    return applied === 1;
+    const applied = await luaScripts.overrideTransition(
+      this.redis, { records: this.keys.records(account), log: this.keys.log(account), history: this.keys.history(account, id) },
+      { id, before: beforeRaw, after: JSON.stringify(after), action, entry: JSON.stringify(entry) },
+    );
+    if (applied && beforeRaw === '') await this.redis.sadd(this.keys.accounts, account);
+    return applied;
   }
 
   /** The replicas' projection: an active override is added, anything else removed; the epoch moves either way. */
@@ -150,7 +138,7 @@ export class OverrideStore {
         for (let index = 0; index + 1 < fields.length; index += 2) map.set(fields[index] as string, fields[index + 1] as string);
         out.push({
           stream_id: streamId, override_id: map.get('id') ?? '', action: map.get('action') ?? '',
-          entry: historyEntrySchema.parse(JSON.parse(map.get('e') ?? '{}')) as HistoryEntry,
+          entry: historyEntrySchema.parse(JSON.parse(map.get('e') ?? '{}')),
         });
       }
       if (page.length < 1000) return out;

@@ -5,10 +5,11 @@
 // no hard stop, can be relaxed. Every problem is reported at once, each naming its field.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { REASONS, type Reason } from '../core/reasons.js';
+import { REASON_CODES, REASONS, type Reason } from '../core/reasons.js';
 import { identityRules } from '../core/identity-signals.js';
 import type { RuleSet } from '../core/ruleset.js';
 import type { FieldError } from '../errors.js';
+import { isOneOf } from '../core/one-of.js';
 
 /** Review reasons a policy may waive (`pass`): the account's own appetite, not a legal or sanctions question. */
 export const PASSABLE_REASONS = ['mcs150_outdated', 'new_authority', 'conditional_safety_rating'] as const satisfies readonly Reason[];
@@ -99,11 +100,11 @@ export function validatePolicy(candidate: unknown, floor: RuleSet): { ok: true; 
   }
   for (const [reason, value] of Object.entries(policy.outcomes ?? {})) {
     const path = `outcomes.${reason}`;
-    if (!(reason in REASONS)) { errors.push({ path, message: 'not a reason code' }); continue; }
-    const kind = REASONS[reason as Reason].kind;
+    if (!isOneOf(REASON_CODES, reason)) { errors.push({ path, message: 'not a reason code' }); continue; }
+    const kind = REASONS[reason].kind;
     const hardByFloor = reason === 'conditional_safety_rating' && floor.safety.conditional === 'block';
     if (kind !== 'review' || hardByFloor) { errors.push({ path, message: `${reason} is a ${hardByFloor ? 'hard stop under the rule set' : kind.replace('_', ' ')} reason; a policy cannot change it` }); continue; }
-    if (value === 'pass' && !(PASSABLE_REASONS as readonly string[]).includes(reason)) {
+    if (value === 'pass' && !isOneOf(PASSABLE_REASONS, reason)) {
       errors.push({ path, message: `pass is allowed only for ${PASSABLE_REASONS.join(', ')}; ${reason} may be review or block` });
     }
   }

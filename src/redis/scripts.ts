@@ -32,6 +32,8 @@ const SOURCES = {
   snapshotFlip: { file: 'snapshot-flip.lua', keys: 7 },
   ingestLock: { file: 'ingest-lock.lua', keys: 2 },
   snapshotSweep: { file: 'snapshot-sweep.lua', keys: 6 },
+  overrideTransition: { file: 'override-transition.lua', keys: 3 },
+  reviewSet: { file: 'review-set.lua', keys: 2 },
 } as const;
 
 type Arg = string | number | Buffer;
@@ -59,6 +61,8 @@ declare module 'ioredis' {
     snapshotFlip(...args: Arg[]): Result<unknown, Context>;
     ingestLock(...args: Arg[]): Result<unknown, Context>;
     snapshotSweep(...args: Arg[]): Result<unknown, Context>;
+    overrideTransition(...args: Arg[]): Result<unknown, Context>;
+    reviewSet(...args: Arg[]): Result<unknown, Context>;
   }
 }
 
@@ -97,6 +101,7 @@ const carrierReadReply = z.array(z.string().nullable());
 const queueReplayReply = z.tuple([int, int]);
 const sweepReply = z.tuple([int]).rest(z.string());
 const sweptWhy = z.enum(['due', 'orphan', 'cap']);
+const transitionReply = z.tuple([int, z.string()]);
 
 export interface DrawResult { admitted: number; remaining: number; retryAfterMs: number; resetMs: number }
 export interface ChunkStart {
@@ -275,5 +280,24 @@ export const luaScripts = {
   /** policy-publish.lua: the account's next policy version, made current, with the policy epoch moved ({ctl}). */
   async policyPublish(client: RedisClient, keys: { versions: string; current: string; epoch: string }, account: string, body: string): Promise<number> {
     return int.parse(await raw(client, 'policyPublish')(keys.versions, keys.current, keys.epoch, account, body));
+  },
+
+  /**
+   * override-transition.lua: one override state change if the record is still exactly `args.before` ('' for a new
+   * one), with its log entry and history entry ({ovr:<account>}); false when the record moved meanwhile.
+   */
+  async overrideTransition(
+    client: RedisClient, keys: { records: string; log: string; history: string },
+    args: { id: string; before: string; after: string; action: string; entry: string },
+  ): Promise<boolean> {
+    const [applied] = transitionReply.parse(await raw(client, 'overrideTransition')(
+      keys.records, keys.log, keys.history, args.id, args.before, args.after, args.action, args.entry,
+    ));
+    return applied === 1;
+  },
+
+  /** review-set.lua: writes a review item if it is still exactly `before` ('' for none) ({ovr:<account>}); false when it moved. */
+  async reviewSet(client: RedisClient, keys: { reviews: string; index: string }, mc: string, before: string, after: string): Promise<boolean> {
+    return int.parse(await raw(client, 'reviewSet')(keys.reviews, keys.index, mc, before, after, Number(mc))) === 1;
   },
 };

@@ -18,6 +18,7 @@ import { deploymentMarkValue, withDeploymentMark } from './deployment-mark.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
+import { errorCode } from '../thrown.js';
 
 /** Records per pipeline, and pipelines allowed in flight: parsing overlaps Redis I/O while memory stays bounded. */
 const FLUSH_EVERY = 1000;
@@ -151,7 +152,7 @@ function alive(holder: LockHolder): boolean {
     process.kill(holder.pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 

@@ -6,6 +6,7 @@ import { IngestError } from '../../ingest/errors.js';
 import { SourceStats } from '../../ingest/sources/common.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { CliError, printJson, withContext } from '../context.js';
+import { messageOf } from '../../thrown.js';
 
 const NOTE = 'applies on every replica within a second, and is folded into the next snapshot';
 
@@ -56,7 +57,7 @@ export function register(program: Command): void {
         entries = await loadDnuFile(file, new SourceStats(), () => undefined);
       } catch (error) {
         if (error instanceof IngestError) throw new CliError(error.message);
-        throw new CliError(`${file}: ${(error as Error).message}`);
+        throw new CliError(`${file}: ${messageOf(error)}`);
       }
       await withContext(async ({ redis, keys }) => {
         await importDnu(redis, keys, entries);

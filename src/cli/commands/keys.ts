@@ -4,14 +4,15 @@ import { SCOPES, type Scope } from '../../auth/api-key.js';
 import { KeyAdmin, publicRecord } from '../../auth/key-store.js';
 import { parseInstant } from '../../core/dates.js';
 import { CliError, printJson, withContext } from '../context.js';
+import { isOneOf } from '../../core/one-of.js';
 
 function parseScopes(value: string): Scope[] {
-  const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
-  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
-  if (scopes.length === 0 || unknown.length > 0) {
+  const given = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const scopes = given.filter((scope) => isOneOf(SCOPES, scope));
+  if (given.length === 0 || scopes.length < given.length) {
     throw new InvalidArgumentError(`scopes must be a comma list of ${SCOPES.join(', ')}`);
   }
-  return [...new Set(scopes)] as Scope[];
+  return [...new Set(scopes)];
 }
 
 function parseActor(value: string): string {

@@ -9,12 +9,13 @@ import { monitoringKeys, WatchListStore } from '../../monitoring/index.js';
 import { dryRun, policyKeys, PolicyStore, policyView, validatePolicy, type CompiledPolicy, type PolicyDocument } from '../../policy/index.js';
 import { currentRuleSet } from '../../store/rulesets.js';
 import { CliError, printJson, withContext, type CliContext } from '../context.js';
+import { messageOf } from '../../thrown.js';
 
 async function readDocument(file: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new CliError(`${file}: ${error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message}`);
+    throw new CliError(`${file}: ${error instanceof SyntaxError ? 'not valid JSON' : messageOf(error)}`);
   }
 }
 

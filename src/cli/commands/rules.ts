@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_RULE_SET } from '../../core/ruleset.js';
 import { currentRuleSet, publishRuleSet, RuleSetValidationError } from '../../store/rulesets.js';
 import { CliError, printJson, withContext } from '../context.js';
+import { messageOf } from '../../thrown.js';
 
 export function register(program: Command): void {
   const rules = program.command('rules').description('publish and inspect the rule set verdicts apply');
@@ -18,7 +19,7 @@ export function register(program: Command): void {
         try {
           body = JSON.parse(await readFile(file, 'utf8'));
         } catch (error) {
-          throw new CliError(`${file}: ${error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message}`);
+          throw new CliError(`${file}: ${error instanceof SyntaxError ? 'not valid JSON' : messageOf(error)}`);
         }
       }
       await withContext(async ({ redis, keys }) => {

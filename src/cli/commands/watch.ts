@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { normaliseMcNumber } from '../../core/mc-number.js';
 import { monitoringKeys, MAX_WATCH_ROWS, WatchListStore, type WatchItem } from '../../monitoring/index.js';
 import { CliError, printJson, withContext } from '../context.js';
+import { messageOf } from '../../thrown.js';
 
 function mcOrFail(raw: string, where: string): string {
   const mc = normaliseMcNumber(raw);
@@ -78,7 +79,7 @@ export function register(program: Command): void {
       try {
         text = await readFile(file, 'utf8');
       } catch (error) {
-        throw new CliError(`${file}: ${(error as Error).message}`);
+        throw new CliError(`${file}: ${messageOf(error)}`);
       }
       const items = parseWatchFile(text, file);
       if (items.length === 0) throw new CliError(`${file}: no MC numbers`);
