@@ -55,7 +55,7 @@ export function problemResponder(log: Logger): (error: unknown, request: HttpReq
  * frames by it never reads a body as the next response.
  */
 export function unmatched(request: HttpRequest, allowed: readonly string[], problem: (error: unknown, request: HttpRequest) => HttpResponse): HttpResponse {
-  const method = request.method as string;
+  const { method } = request;
   const response = problem(allowed.length > 0
     ? new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } })
     : new AppError('route_not_found', `No endpoint at ${request.path}.`), request);

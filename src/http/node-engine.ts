@@ -299,7 +299,7 @@ export async function startNodeServer(routes: Route[], options: ServerOptions): 
     const incomingId = req.headers['x-request-id'];
     const exchange = new NodeExchange(res, found ? found.slot : unmatchedSlot, started, finish, problem);
     const request: HttpRequest = {
-      method: (found ? found.route.method : req.method ?? 'GET') as Method,
+      method: found ? found.route.method : req.method ?? 'GET',
       path,
       query: found === null || found.route.method === 'GET' ? (queryAt < 0 ? '' : url.slice(queryAt + 1)) : '',
       headers,

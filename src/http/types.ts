@@ -5,7 +5,8 @@ import type { LinePart, Logger } from '../log.js';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface HttpRequest {
-  method: Method;
+  /** The route's method; for a request no route takes (404, 405), the method as sent, upper case. */
+  method: string;
   path: string;
   query: string;
   headers: Readonly<Record<string, string>>;

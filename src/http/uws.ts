@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type * as uWST from 'uWebSockets.js';
 import { AppError } from '../errors.js';
-import { logRequest, type RequestLine } from '../log.js';
+import { logRequest, type Logger, type RequestLine } from '../log.js';
 import { utf8, writeBytes, writeText } from '../log-bytes.js';
 import { CLIENT_CLOSED_REQUEST, newRequestId, problemResponder, REQUEST_ID, statusLine, unmatched } from './common.js';
 import type { HttpRequest, HttpResponse, HttpServer, Method, Peer, Reply, Route, ServerOptions } from './types.js';
@@ -273,45 +273,197 @@ function readBody(exchange: Exchange, maxBytes: number, onBody: (error: AppError
 export async function startUwsServer(routes: Route[], options: ServerOptions): Promise<HttpServer> {
   assertNativeUws();
   const app = uWS.App();
-  let inFlight = 0;
-  const { log, durations } = options;
-
-  /** Answers, then writes the access line; the one exit of every request. */
-  const finish = (exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void => {
-    let writing: Promise<void> | undefined;
-    try {
-      writing = writeResponse(exchange, request.requestId, response);
-    } catch (error) {
-      log.error({ err: error, request_id: request.requestId }, 'failed to write response');
-    }
-    if (writing === undefined) {
-      done(exchange, request, started, response);
-      return;
-    }
-    // Only a stream needs waiting for; a whole body is written synchronously (no microtask hop per request).
-    writing.catch((error: unknown) => log.error({ err: error, request_id: request.requestId }, 'failed to write response'))
-      .finally(() => done(exchange, request, started, response));
+  const server = new UwsExchanges(options.log, options.durations);
+  registerRoutes(app, routes, server);
+  const listenSocket = await listenExclusive(app, options.host, options.port);
+  return {
+    port: uWS.us_socket_local_port(listenSocket),
+    inFlight: () => server.inFlight,
+    close: (graceMs) => closeGracefully(listenSocket, server, graceMs),
   };
+}
+
+/** Per route, what its handler would otherwise work out on every request. */
+interface RoutePlan {
+  /** null: requests no route takes (404, 405), answered with `allowed` in Allow. */
+  route: Route | null;
+  allowed: Method[];
+  paramCount: number;
+  /** The route's own headers with their names as bytes; null: copy all of them. */
+  wanted: Array<{ name: string; bytes: ArrayBuffer }> | null;
+  /** The path when the pattern has no parameters or wildcards (it is then its own path). */
+  fixedPath: string | null;
+  readsQuery: boolean;
+  hasBody: boolean;
+  /** The route's slot in the request durations (-1: not counted). */
+  slot: number;
+}
+
+function planRoute(route: Route | null, allowed: Method[], durations: ServerOptions['durations']): RoutePlan {
+  const paramCount = route ? route.pattern.split('/').filter((part) => part.startsWith(':')).length : 0;
+  return {
+    route,
+    allowed,
+    paramCount,
+    // Only the route's own: the adapter reads x-request-id and content-length into locals, where storing each under a
+    // name chosen at run time was a megamorphic keyed store per header (0.9 % of a cache-hot request in `perf`).
+    wanted: route?.headers ? [...new Set(route.headers)].map((name) => ({ name, bytes: TEXT_ENCODER.encode(name).buffer })) : null,
+    // A registered route knows its method, and a pattern without parameters or wildcards is its own path: two
+    // native calls and two strings less per request. Only GET routes read a query string.
+    fixedPath: route && paramCount === 0 && !route.pattern.includes('*') ? route.pattern : null,
+    readsQuery: route === null || route.method === 'GET',
+    // A DELETE reads a body only where its route takes one (a revocation names its actor and note).
+    hasBody: route !== null && (route.method === 'POST' || route.method === 'PUT' || (route.method === 'DELETE' && route.maxBodyBytes > 0)),
+    // Requests no route takes (404, 405) share one series: their paths come from clients, so unbounded.
+    slot: durations?.slotOf(route ? route.method : 'any', route ? route.pattern : 'unmatched') ?? -1,
+  };
+}
+
+/** Each route under its method, a 405 answerer for every pattern's other methods, and a 404 for any other path. */
+function registerRoutes(app: uWST.TemplatedApp, routes: Route[], server: UwsExchanges): void {
+  const patterns = new Map<string, Method[]>();
+  for (const route of routes) {
+    patterns.set(route.pattern, [...(patterns.get(route.pattern) ?? []), route.method]);
+    const register = { GET: app.get, POST: app.post, PUT: app.put, DELETE: app.del }[route.method].bind(app);
+    register(route.pattern, server.handlerFor(route, []));
+  }
+  for (const [pattern, methods] of patterns) app.any(pattern, server.handlerFor(null, methods));
+  app.any('/*', server.handlerFor(null, []));
+}
+
+// The native listen takes (host, port, options, cb); the typings declare the options only in the form without a
+// host. Declared here, the way TypeScript extends a package's interface, so the call needs no cast.
+declare module 'uWebSockets.js' {
+  interface TemplatedApp {
+    listen(host: RecognizedString, port: number, options: number, cb: (listenSocket: us_listen_socket | false) => void): TemplatedApp;
+  }
+}
+
+/**
+ * Listens on host:port alone. uSockets sets SO_REUSEPORT by default on Linux, so a second instance on a taken port
+ * would silently share it and split the traffic; LIBUS_LISTEN_EXCLUSIVE_PORT makes that listen fail instead.
+ */
+function listenExclusive(app: uWST.TemplatedApp, host: string, port: number): Promise<uWST.us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => (socket ? resolve(socket) : reject(new Error(
+      `cannot listen on ${host}:${port} (port already in use or address not available); refusing to start`))));
+  });
+}
+
+/** Stops accepting, then waits until no request is in flight or the grace has passed. */
+async function closeGracefully(listenSocket: uWST.us_listen_socket, server: UwsExchanges, graceMs: number): Promise<void> {
+  uWS.us_listen_socket_close(listenSocket);
+  const deadline = Date.now() + graceMs;
+  while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Fills `headers` (the plan's headers, or all of them) and returns the x-request-id sent ('' when none). */
+function readHeaders(req: uWST.HttpRequest, wanted: RoutePlan['wanted'], headers: Record<string, string>): string {
+  if (wanted === null) {
+    req.forEach((name, value) => {
+      headers[name] = value;
+    });
+    return headers['x-request-id'] ?? '';
+  }
+  for (const { name, bytes } of wanted) {
+    // uWS answers '' for an absent header; leaving it out matches what forEach would have produced.
+    const value = req.getHeader(bytes);
+    if (value !== '') headers[name] = value;
+  }
+  return req.getHeader(X_REQUEST_ID);
+}
+
+/** The Content-Length the client declared (0 when none). */
+function declaredLength(req: uWST.HttpRequest, wanted: RoutePlan['wanted'], headers: Record<string, string>): number {
+  return Number(wanted === null ? headers['content-length'] ?? '' : req.getHeader(CONTENT_LENGTH));
+}
+
+function readParams(req: uWST.HttpRequest, count: number): readonly string[] {
+  if (count === 0) return NO_PARAMS;
+  const values: string[] = [];
+  for (let index = 0; index < count; index += 1) values.push(req.getParameter(index) ?? '');
+  return values;
+}
+
+/** Everything the route needs, copied out of the uWS request (which dies when the handler returns). */
+function readRequest(req: uWST.HttpRequest, plan: RoutePlan, headers: Record<string, string>, incomingId: string, peer: Peer): HttpRequest {
+  return {
+    method: plan.route ? plan.route.method : req.getCaseSensitiveMethod().toUpperCase(),
+    path: plan.fixedPath ?? req.getUrl(),
+    query: plan.readsQuery ? req.getQuery() ?? '' : '',
+    headers,
+    params: readParams(req, plan.paramCount),
+    body: EMPTY_BODY,
+    requestId: incomingId !== '' && REQUEST_ID.test(incomingId) ? incomingId : newRequestId(),
+    peer,
+  };
+}
+
+/** The requests in flight, and the one exit (answer, then access line) each of them takes. */
+class UwsExchanges implements Answering {
+  inFlight = 0;
+  readonly problem: (error: unknown, request: HttpRequest) => HttpResponse;
   // One access-line object for every request: logRequest reads it synchronously and keeps nothing (its pino path
   // copies the fields), so filling it costs no allocation per request.
-  const accessLine: RequestLine = { request_id: '', method: '', path: '', status: 0, duration_ms: 0, aborted: false };
-  const done = (exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void => {
-    inFlight -= 1;
-    const line = accessLine;
-    line.request_id = request.requestId;
-    line.method = request.method;
-    line.path = request.path;
-    line.status = response.status;
-    const elapsedMs = performance.now() - started;
-    durations?.observe(exchange.slot, elapsedMs);
-    line.duration_ms = Math.round(elapsedMs * 100) / 100;
-    line.aborted = exchange.aborted;
-    logRequest(log, line, response.log, response.logParts);
-  };
-  const problemResponse = problemResponder(log);
-  const answering: Answering = { finish, problem: problemResponse };
+  private readonly accessLine: RequestLine = { request_id: '', method: '', path: '', status: 0, duration_ms: 0, aborted: false };
+
+  constructor(private readonly log: Logger, private readonly durations: ServerOptions['durations']) {
+    this.problem = problemResponder(log);
+  }
+
+  /** The uWS handler of one route (or of the requests no route takes). */
+  handlerFor(route: Route | null, allowed: Method[]): (res: uWST.HttpResponse, req: uWST.HttpRequest) => void {
+    const plan = planRoute(route, allowed, this.durations);
+    return (res, req) => this.serve(plan, res, req);
+  }
+
+  private serve(plan: RoutePlan, res: uWST.HttpResponse, req: uWST.HttpRequest): void {
+    const exchange = new RequestExchange(res, plan.slot, this);
+    res.onAborted(() => {
+      exchange.aborted = true;
+      exchange.wake?.();
+      exchange.abandon?.();
+    });
+    const started = performance.now();
+    const headers: Record<string, string> = {};
+    const incomingId = readHeaders(req, plan.wanted, headers);
+    const request = readRequest(req, plan, headers, incomingId, exchange);
+    this.inFlight += 1;
+    const { route } = plan;
+    if (!route) {
+      this.finish(exchange, request, started, unmatched(request, plan.allowed, this.problem));
+      return;
+    }
+    if (declaredLength(req, plan.wanted, headers) > route.maxBodyBytes) {
+      this.finish(exchange, request, started, this.problem(
+        new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`), request));
+      return;
+    }
+    if (plan.hasBody) this.receive(route, exchange, request, started);
+    else this.run(route, exchange, request, started);
+  }
+
+  /** Reads the body, then runs the route; a client that leaves mid-body ends its request here. */
+  private receive(route: Route, exchange: RequestExchange, request: HttpRequest, started: number): void {
+    // A client that leaves mid-body never gets an answer; without this its request would count as in flight for
+    // good, and every later shutdown would wait the whole grace for it.
+    exchange.abandon = () => {
+      exchange.abandon = undefined;
+      this.done(exchange, request, started, ABANDONED);
+    };
+    readBody(exchange, route.maxBodyBytes, (error, body) => {
+      exchange.abandon = undefined;
+      if (error) {
+        this.finish(exchange, request, started, this.problem(error, request));
+        return;
+      }
+      request.body = body;
+      this.run(route, exchange, request, started);
+    });
+  }
+
   /** Runs the handler: in continuation form when the route has one, else one promise (the handler's own). */
-  const run = (route: Route, exchange: RequestExchange, request: HttpRequest, started: number): void => {
+  private run(route: Route, exchange: RequestExchange, request: HttpRequest, started: number): void {
     if (route.handle !== undefined) {
       exchange.request = request;
       exchange.started = started;
@@ -326,133 +478,43 @@ export async function startUwsServer(routes: Route[], options: ServerOptions): P
     try {
       pending = route.handler(request);
     } catch (error) {
-      finish(exchange, request, started, problemResponse(error, request));
+      this.finish(exchange, request, started, this.problem(error, request));
       return;
     }
     pending.then(
-      (response) => finish(exchange, request, started, response),
-      (error: unknown) => finish(exchange, request, started, problemResponse(error, request)),
+      (response) => this.finish(exchange, request, started, response),
+      (error: unknown) => this.finish(exchange, request, started, this.problem(error, request)),
     );
-  };
-
-  const serve = (route: Route | null, allowed: Method[]) => {
-    // Per-route work done once at registration instead of on every request.
-    const paramCount = route ? route.pattern.split('/').filter((part) => part.startsWith(':')).length : 0;
-    // Only the route's own: the adapter reads x-request-id and content-length into locals, where storing each under a
-    // name chosen at run time was a megamorphic keyed store per header (0.9 % of a cache-hot request in `perf`).
-    const wanted = route?.headers ? [...new Set(route.headers)].map((name) => ({ name, bytes: TEXT_ENCODER.encode(name).buffer })) : null;
-    // A registered route knows its method, and a pattern without parameters or wildcards is its own path: two
-    // native calls and two strings less per request. Only GET routes read a query string.
-    const fixedPath = route && paramCount === 0 && !route.pattern.includes('*') ? route.pattern : null;
-    const readsQuery = route === null || route.method === 'GET';
-    // A DELETE reads a body only where its route takes one (a revocation names its actor and note).
-    const hasBody = route !== null && (route.method === 'POST' || route.method === 'PUT' || (route.method === 'DELETE' && route.maxBodyBytes > 0));
-    // Requests no route takes (404, 405) share one series: their paths come from clients, so unbounded.
-    const slot = durations?.slotOf(route ? route.method : 'any', route ? route.pattern : 'unmatched') ?? -1;
-    return (res: uWST.HttpResponse, req: uWST.HttpRequest) => {
-      const exchange = new RequestExchange(res, slot, answering);
-      res.onAborted(() => {
-        exchange.aborted = true;
-        exchange.wake?.();
-        exchange.abandon?.();
-      });
-      const started = performance.now();
-      const headers: Record<string, string> = {};
-      let incomingId: string;
-      let contentLength: string;
-      if (wanted) {
-        // uWS answers '' for an absent header.
-        incomingId = req.getHeader(X_REQUEST_ID);
-        contentLength = req.getHeader(CONTENT_LENGTH);
-        for (const { name, bytes } of wanted) {
-          // Leaving an absent header out matches what forEach would have produced.
-          const value = req.getHeader(bytes);
-          if (value !== '') headers[name] = value;
-        }
-      } else {
-        req.forEach((name, value) => {
-          headers[name] = value;
-        });
-        incomingId = headers['x-request-id'] ?? '';
-        contentLength = headers['content-length'] ?? '';
-      }
-      const method = route ? route.method : req.getCaseSensitiveMethod().toUpperCase() as Method;
-      let params = NO_PARAMS;
-      if (paramCount > 0) {
-        const values: string[] = [];
-        for (let index = 0; index < paramCount; index += 1) values.push(req.getParameter(index) ?? '');
-        params = values;
-      }
-      const request: HttpRequest = {
-        method,
-        path: fixedPath ?? req.getUrl(),
-        query: readsQuery ? req.getQuery() ?? '' : '',
-        headers,
-        params,
-        body: EMPTY_BODY,
-        requestId: incomingId !== '' && REQUEST_ID.test(incomingId) ? incomingId : newRequestId(),
-        peer: exchange,
-      };
-      inFlight += 1;
-      if (!route) {
-        finish(exchange, request, started, unmatched(request, allowed, problemResponse));
-        return;
-      }
-      const declared = Number(contentLength);
-      if (declared > route.maxBodyBytes) {
-        finish(exchange, request, started, problemResponse(
-          new AppError('payload_too_large', `Request body exceeds ${route.maxBodyBytes} bytes.`), request));
-        return;
-      }
-      if (!hasBody) {
-        run(route, exchange, request, started);
-        return;
-      }
-      // A client that leaves mid-body never gets an answer; without this its request would count as in flight for
-      // good, and every later shutdown would wait the whole grace for it.
-      exchange.abandon = () => {
-        exchange.abandon = undefined;
-        done(exchange, request, started, ABANDONED);
-      };
-      readBody(exchange, route.maxBodyBytes, (error, body) => {
-        exchange.abandon = undefined;
-        if (error) {
-          finish(exchange, request, started, problemResponse(error, request));
-          return;
-        }
-        request.body = body;
-        run(route, exchange, request, started);
-      });
-    };
-  };
-
-  const patterns = new Map<string, Method[]>();
-  for (const route of routes) {
-    patterns.set(route.pattern, [...(patterns.get(route.pattern) ?? []), route.method]);
-    const register = { GET: app.get, POST: app.post, PUT: app.put, DELETE: app.del }[route.method].bind(app);
-    register(route.pattern, serve(route, []));
   }
-  for (const [pattern, methods] of patterns) app.any(pattern, serve(null, methods));
-  app.any('/*', serve(null, []));
 
-  const listenSocket = await new Promise<uWST.us_listen_socket>((resolve, reject) => {
-    // uSockets sets SO_REUSEPORT by default on Linux, so a second instance on a taken port would silently share
-    // it and split the traffic. LIBUS_LISTEN_EXCLUSIVE_PORT (1) makes that listen fail instead. The native listen
-    // takes (host, port, options, cb); the typings only declare the form without a host, hence the cast.
-    const listen = app.listen.bind(app) as unknown as (host: string, port: number, options: number,
-      cb: (socket: uWST.us_listen_socket | false) => void) => void;
-    listen(options.host, options.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => (socket ? resolve(socket) : reject(new Error(
-      `cannot listen on ${options.host}:${options.port} (port already in use or address not available); refusing to start`))));
-  });
-  const port = uWS.us_socket_local_port(listenSocket);
+  /** Answers, then writes the access line; the one exit of every request. */
+  finish(exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void {
+    let writing: Promise<void> | undefined;
+    try {
+      writing = writeResponse(exchange, request.requestId, response);
+    } catch (error) {
+      this.log.error({ err: error, request_id: request.requestId }, 'failed to write response');
+    }
+    if (writing === undefined) {
+      this.done(exchange, request, started, response);
+      return;
+    }
+    // Only a stream needs waiting for; a whole body is written synchronously (no microtask hop per request).
+    writing.catch((error: unknown) => this.log.error({ err: error, request_id: request.requestId }, 'failed to write response'))
+      .finally(() => this.done(exchange, request, started, response));
+  }
 
-  return {
-    port,
-    inFlight: () => inFlight,
-    async close(graceMs: number) {
-      uWS.us_listen_socket_close(listenSocket);
-      const deadline = Date.now() + graceMs;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    },
-  };
+  private done(exchange: Exchange, request: HttpRequest, started: number, response: HttpResponse): void {
+    this.inFlight -= 1;
+    const line = this.accessLine;
+    line.request_id = request.requestId;
+    line.method = request.method;
+    line.path = request.path;
+    line.status = response.status;
+    const elapsedMs = performance.now() - started;
+    this.durations?.observe(exchange.slot, elapsedMs);
+    line.duration_ms = Math.round(elapsedMs * 100) / 100;
+    line.aborted = exchange.aborted;
+    logRequest(this.log, line, response.log, response.logParts);
+  }
 }
