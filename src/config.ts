@@ -133,6 +133,8 @@ export const configSchema = z.object({
     .describe('Largest share of carriers that may move from blocked or review to eligible in one ingest (at least 5) before it is refused'),
   INGEST_MAX_QUARANTINE_SHARE: z.coerce.number().min(0).max(1).default(0.005)
     .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
+  IDENTITY_EXCEPTIONS_FILE: z.string().min(1).optional()
+    .describe('JSON file of known legitimate shared contacts (phones, emails, addresses, DOT groups) the ingest\'s shared-contact index does not count (docs/identity.md); --identity-exceptions overrides it'),
   SNAPSHOT_MAX_VERSIONS: int(2, 20).default(3)
     .describe('Most snapshot versions Redis holds at once, the serving one and one being written included; the oldest retired version goes first, even within its grace'),
   SNAPSHOT_SWEEP_INTERVAL_SECONDS: int(5, 3600).default(60)

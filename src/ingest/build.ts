@@ -1,6 +1,6 @@
 // Joins one carrier (an MC docket plus its census row) with every side source into the CarrierRecord that
 // decide() reads. All matching happens here, at ingest, so the hot path only decodes.
-import type { CarrierRecord, WatchlistHit } from '../core/carrier.js';
+import type { CarrierRecord, IdentitySignals, WatchlistHit } from '../core/carrier.js';
 import { place } from '../match/address.js';
 import type { WatchlistIndex } from '../match/watchlist-index.js';
 import type { Quarantine } from './quarantine.js';
@@ -77,7 +77,21 @@ export interface CarrierIdentity {
   dbaName: string | null;
 }
 
-export function buildRecord(mc: number, census: CensusRow | null, identity: CarrierIdentity, sources: JoinedSources): CarrierRecord {
+/** A revocation that a later AuthHist grant or reinstatement cleared: authority active again (authority_reactivated). */
+function reactivation(revokedOn: string | null | undefined, grantedOn: string | undefined): IdentitySignals['reactivated'] {
+  return revokedOn && grantedOn && !revocationStillApplies(revokedOn, grantedOn) ? { on: grantedOn, after: 'revocation', since: revokedOn } : undefined;
+}
+
+/** The census history's signals with the reactivation the authority files show; the later reactivation stands. */
+function identitySignals(signals: IdentitySignals | undefined, revoked: IdentitySignals['reactivated']): IdentitySignals | undefined {
+  if (revoked === undefined) return signals;
+  const other = signals?.reactivated;
+  return { ...signals, reactivated: other !== undefined && other.on > revoked.on ? other : revoked };
+}
+
+export function buildRecord(
+  mc: number, census: CensusRow | null, identity: CarrierIdentity, sources: JoinedSources, signals?: IdentitySignals,
+): CarrierRecord {
   const mcText = String(mc);
   const authority = sources.authority.byMc.get(mc);
   const status = authority?.status ?? 'unknown';
@@ -95,6 +109,7 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
   // The census address lets a listed address agree (or disagree) with the carrier's (src/match/address.ts).
   hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName, ...(census?.otherNames ?? [])], census?.place ? place(census.place) : null));
   const unreadable = [...census?.unreadable ?? [], ...sources.quarantine?.fieldsOf(mc, identity.dot) ?? []];
+  const signalsOf = identitySignals(signals, reactivation(revocation?.revokedOn, sources.authorityGrants?.get(mc)));
 
   return {
     mc: mcText,
@@ -125,5 +140,6 @@ export function buildRecord(mc: number, census: CensusRow | null, identity: Carr
     oos_order: oos ? { since: oos.since, reason: oos.reason } : null,
     hits,
     ...(unreadable.length > 0 ? { unreadable: [...new Set(unreadable)] } : {}),
+    ...(signalsOf !== undefined ? { identity: signalsOf } : {}),
   };
 }

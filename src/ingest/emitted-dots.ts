@@ -22,6 +22,15 @@ export class EmittedDots {
     return this.firstDot(mc) !== undefined;
   }
 
+  /** Every MC written, with its first DOT (null: written without one), in the order first written. */
+  forEach(visit: (mc: number, dot: number | null) => void): void {
+    for (let slot = 0; slot < this.index.size; slot++) {
+      const dot = this.dots[slot];
+      if (dot === undefined || dot === NOT_WRITTEN) continue;
+      visit(this.index.keyAt(slot), Number.isNaN(dot) ? null : dot);
+    }
+  }
+
   record(mc: number, dot: number | null): void {
     const slot = this.index.add(mc);
     this.dots = grown(this.dots, slot + 1, NOT_WRITTEN);

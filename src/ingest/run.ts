@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RedisClient } from '../redis/connection.js';
-import type { CarrierRecord, SnapshotMeta } from '../core/carrier.js';
+import type { CarrierRecord, IdentitySignals, SharedContactFact, SnapshotMeta } from '../core/carrier.js';
 import { carrierReasons, tierOf, type Tier } from '../core/decide.js';
 import type { Reason } from '../core/reasons.js';
 import { parseInstant } from '../core/dates.js';
@@ -321,11 +321,11 @@ async function writeCarriers(
     for (const reason of reasons) counts.reasons[reason] = (counts.reasons[reason] ?? 0) + 1;
   };
 
-  const emit = async (mc: number, census: CensusRow | null, identity: CarrierIdentity) => {
+  const emit = async (mc: number, census: CensusRow | null, identity: CarrierIdentity, signals?: IdentitySignals) => {
     const first = emitted.firstDot(mc);
     if (first === undefined) {
       emitted.record(mc, identity.dot);
-      const record: CarrierRecord = buildRecord(mc, census, identity, sources);
+      const record: CarrierRecord = buildRecord(mc, census, identity, sources, signals);
       const reasons = carrierReasons(record, rules, nowMs);
       account(mc, record, reasons, false);
       if (reasons.length === 0) counts.eligible += 1;
@@ -351,10 +351,8 @@ async function writeCarriers(
     await writer.put(String(mc), { ambiguous: [...dots].map((dot) => String(dot ?? '')) });
   };
 
-  /** Rewrites a carrier already written from a census row with a merged row (duplicated DOT). */
-  const replace = async (mc: number, census: CensusRow, identity: CarrierIdentity) => {
-    if (emitted.firstDot(mc) !== identity.dot || ambiguous.has(mc)) return emit(mc, census, identity);
-    const record: CarrierRecord = buildRecord(mc, census, identity, sources);
+  /** Rewrites a carrier already written (its verdict mix moves with it). */
+  const rewrite = async (mc: number, record: CarrierRecord) => {
     const reasons = carrierReasons(record, rules, nowMs);
     account(mc, record, reasons, true);
     if (!reasonsOf.has(mc)) counts.eligible -= 1;
@@ -362,6 +360,32 @@ async function writeCarriers(
     if (reasons.length > 0) reasonsOf.set(mc, interned(reasons));
     else { reasonsOf.delete(mc); counts.eligible += 1; }
     await writer.put(String(mc), record);
+  };
+
+  /** Rewrites a carrier already written from a census row with a merged row (duplicated DOT), keeping its identity signals. */
+  const replace = async (mc: number, census: CensusRow, identity: CarrierIdentity) => {
+    const [written] = await writer.readBack([String(mc)]);
+    const before = decodeCarrier(String(mc), written ?? null);
+    const signals = before.kind === 'found' ? before.record.identity : undefined;
+    if (emitted.firstDot(mc) !== identity.dot || ambiguous.has(mc)) return emit(mc, census, identity, signals);
+    await rewrite(mc, buildRecord(mc, census, identity, sources, signals));
+  };
+
+  /** Puts on each census carrier's record the phones and emails it shares (the index needs the whole census first). */
+  const addSharedContacts = async (shared: ReadonlyMap<number, SharedContactFact[]>) => {
+    if (shared.size === 0) return;
+    const mcs: number[] = [];
+    emitted.forEach((mc, dot) => { if (dot !== null && shared.has(dot) && !ambiguous.has(mc)) mcs.push(mc); });
+    for (let start = 0; start < mcs.length; start += 1000) {
+      const group = mcs.slice(start, start + 1000);
+      const written = await writer.readBack(group.map(String));
+      for (const [i, mc] of group.entries()) {
+        const lookup = decodeCarrier(String(mc), written[i] ?? null);
+        const facts = lookup.kind === 'found' && lookup.record.dot !== null ? shared.get(Number(lookup.record.dot)) : undefined;
+        if (lookup.kind !== 'found' || facts === undefined) continue;
+        await rewrite(mc, { ...lookup.record, identity: { ...lookup.record.identity, shared: facts } });
+      }
+    }
   };
 
   const bar = progress.file('census', (await stat(options.files.census)).size, () => stats.rows);
@@ -378,12 +402,16 @@ async function writeCarriers(
   const flush = async () => {
     const rows = chunk;
     chunk = [];
-    if (options.identity) await options.identity.observe(rows.map((row): IdentityObservation => ({ dot: row.dot, identity: row.identity })));
+    const signals = options.identity
+      ? await options.identity.observe(rows.map((row): IdentityObservation => ({
+        dot: row.dot, identity: row.identity, active: row.status === 'A' ? true : row.status === 'I' ? false : null,
+      })), nowMs)
+      : null;
     for (const row of rows) {
       const mcs = new Set(row.mcs);
       for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
       if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
-      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName });
+      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName }, signals?.get(row.dot));
     }
   };
   for await (const row of readCensus(options.files.census, context, stats)) {
@@ -411,6 +439,8 @@ async function writeCarriers(
     }
     checks.warn(`${options.files.census}: ${duplicated.size} DOT number(s) listed more than once (${conflicting} with different facts, e.g. DOT ${[...duplicated].slice(0, 3).join(', ')}); the most restrictive reading of their rows was kept`);
   }
+
+  if (options.identity) await addSharedContacts(await options.identity.shareIndex(writer.version, writer.keys));
 
   // Dockets in the authority file that no census row covers: still found (fail closed: no census → usdot_inactive).
   const orphans = new Set<number>();

@@ -28,6 +28,9 @@ export function carrierBucket(mc: string): number {
   return Number(mc) % CARRIER_BUCKETS;
 }
 
+/** Hashes of a snapshot version's shared-contact index (src/identity/shared-index.ts); untagged like the carrier buckets. */
+export const SHARED_CONTACT_BUCKETS = 1024;
+
 export function redisKeys(prefix: string) {
   const ctl = (rest: string) => tagged(prefix, 'ctl', rest);
   return {
@@ -39,6 +42,8 @@ export function redisKeys(prefix: string) {
     snapshotNotEligible: (version: string) => ctl(`snapshot:${version}:not-eligible`),
     /** Hash bucket of carrier records: field = MC number, value = encoded record. Untagged: spreads over slots. */
     carrierBucket: (version: string, bucket: number) => `${prefix}snapshot:${version}:c:${bucket}`,
+    /** Hash bucket of the version's shared-contact index: field = kind + value hash, value = carriers and some DOTs. */
+    sharedContacts: (version: string, bucket: number) => `${prefix}snapshot:${version}:s:${bucket}`,
     /** Zset of versions being written (orphans after a crash) → start ms. */
     snapshotVersions: ctl('snapshot:versions'),
     /** Zset of replaced versions → removal due ms. */

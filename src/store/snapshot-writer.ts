@@ -17,7 +17,7 @@ import { luaScripts } from '../redis/scripts.js';
 import { deploymentMarkValue, withDeploymentMark } from './deployment-mark.js';
 import type { SnapshotMeta } from '../core/carrier.js';
 import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
-import { CARRIER_BUCKETS, carrierBucket, type RedisKeys } from './keys.js';
+import { CARRIER_BUCKETS, carrierBucket, SHARED_CONTACT_BUCKETS, type RedisKeys } from './keys.js';
 import { errorCode } from '../thrown.js';
 
 /** Records per pipeline, and pipelines allowed in flight: parsing overlaps Redis I/O while memory stays bounded. */
@@ -37,7 +37,7 @@ export class SnapshotWriter {
   private written = 0;
   private readonly inFlight: Array<Promise<void>> = [];
 
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, readonly version: string) {}
+  constructor(private readonly redis: RedisClient, readonly keys: RedisKeys, readonly version: string) {}
 
   /** Registers the version as "being written" so a crashed ingest can be cleaned up later. */
   async begin(nowMs: number): Promise<void> {
@@ -48,6 +48,14 @@ export class SnapshotWriter {
     this.pending.push(['hset', this.keys.carrierBucket(this.version, carrierBucket(mc)), mc, encodeCarrier(carrier)]);
     this.written += 1;
     if (this.pending.length >= FLUSH_EVERY) await this.flush();
+  }
+
+  /** The encoded records of these MCs as written so far (every put before this call included). */
+  async readBack(mcs: readonly string[]): Promise<Array<string | null>> {
+    await this.flush();
+    await this.settle();
+    const replies = await sendKeyed(this.redis, mcs.map((mc): KeyedCommand => ['hget', this.keys.carrierBucket(this.version, carrierBucket(mc)), mc]));
+    return replies.map((reply) => (typeof reply === 'string' ? reply : null));
   }
 
   /** Counts records written (an MC overwritten later, e.g. turned ambiguous, counts once per put). */
@@ -127,6 +135,8 @@ export async function removeSnapshotVersion(redis: RedisClient, keys: RedisKeys,
     }
     await sendKeyed(redis, batch);
   }
+  // The version's shared-contact index (src/identity) goes with it.
+  await sendKeyed(redis, Array.from({ length: SHARED_CONTACT_BUCKETS }, (_, bucket): KeyedCommand => ['unlink', keys.sharedContacts(version, bucket)]));
   // Meta last (one {ctl} MULTI): a version whose meta is still there may still have buckets.
   await redis.multi().unlink(keys.snapshotMeta(version)).unlink(keys.snapshotNotEligible(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
 }

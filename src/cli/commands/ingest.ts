@@ -5,7 +5,7 @@ import { IngestError } from '../../ingest/errors.js';
 import { consoleProgress } from '../../ingest/progress.js';
 import { formatIngestReport } from '../../ingest/report-table.js';
 import { runIngest, type IngestFiles } from '../../ingest/run.js';
-import { identityKeys, IdentityRecorder } from '../../identity/index.js';
+import { identityKeys, IdentityRecorder, loadExceptions, NO_EXCEPTIONS } from '../../identity/index.js';
 import type { AmountUnits } from '../../ingest/sources/common.js';
 import { FencedOutError, IngestLockedError } from '../../store/snapshot-writer.js';
 import { CliError, withContext } from '../context.js';
@@ -15,6 +15,7 @@ interface IngestCliOptions {
   census: string; authority: string[]; insurance?: string; insuranceHistory?: string; authorityHistory?: string; revocations?: string[]; oos?: string;
   ofacSdn?: string; ofacAlt?: string; ofacCons?: string; ofacConsAlt?: string; ofacAdd?: string; ofacConsAdd?: string; sam?: string; dnu?: string;
   asOf?: string; asOfSource?: string[]; force?: boolean; insuranceUnits: string; redisDnu: boolean; accept?: string[];
+  identityExceptions?: string;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -54,6 +55,7 @@ export function register(program: Command): void {
     .option('--as-of-source <source=date>', 'as-of of a source whose files carry no date (authority, ofac_sdn, ofac_cons, insurance_history, …): SOURCE=YYYY-MM-DD, repeatable', collect)
     .option('--insurance-units <units>', 'units of Motus amount columns: dollars | thousands | auto (< 10000 = thousands)', 'auto')
     .option('--accept <guard>', 'accept ONE change guard beyond its limit, by the name the refusal table gives (e.g. blank:census.SAFETY_RATING); repeatable', collect)
+    .option('--identity-exceptions <file>', 'JSON list of known legitimate shared phones, emails, addresses and DOT groups (default: IDENTITY_EXCEPTIONS_FILE; docs/identity.md)')
     .option('--force', 'accept an empty or >10% smaller source, a dropped source, a census short of the authority file, or a carrier count >10% below the serving snapshot')
     .addHelpText('after', '\nSources left out are recorded as present: false (never as "no hits").\nExit code 0 on success; 1 with one line on stderr naming file, row, field and why on failure.')
     .action(async (options: IngestCliOptions) => {
@@ -71,6 +73,13 @@ export function register(program: Command): void {
         sam: options.sam, dnu: options.dnu,
       };
       await withContext(async ({ config, redis, keys }) => {
+        const exceptionsFile = options.identityExceptions ?? config.IDENTITY_EXCEPTIONS_FILE;
+        let exceptions = NO_EXCEPTIONS;
+        try {
+          if (exceptionsFile !== undefined) exceptions = await loadExceptions(exceptionsFile);
+        } catch (error) {
+          throw new CliError(`ingest aborted, current snapshot unchanged: --identity-exceptions ${(error as Error).message}`);
+        }
         try {
           const report = await runIngest(redis, keys, {
             files, asOf: options.asOf, sourceAsOf, force: options.force, insuranceUnits: options.insuranceUnits as AmountUnits,
@@ -79,7 +88,7 @@ export function register(program: Command): void {
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config), maxVersions: config.SNAPSHOT_MAX_VERSIONS,
             accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
-            identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX)),
+            identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX), { exceptions }),
             limits: {
               maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
               maxBlankRise: config.INGEST_MAX_BLANK_RISE, maxQuarantineShare: config.INGEST_MAX_QUARANTINE_SHARE,
