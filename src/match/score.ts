@@ -276,6 +276,7 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
   // Similarity of every token pair (names have at most MAX_TOKENS tokens: a fixed scratch matrix, no allocation).
   const sims = SIMS;
   let positive = 0;
+  const numbersAgree = carrier.numbers !== '' && carrier.numbers === listed.numbers;
   for (let i = 0; i < n; i++) {
     const a = carrier.folded[i]!;
     for (let j = 0; j < m; j++) {
@@ -292,6 +293,7 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
         if (listIndividual) s = personPair(carrier.tokens[i]!, listed.tokens[j]!, s);
         // An initial stands for a person's name; in a company's name a lone letter is part of an acronym (below).
         else if ((a.length === 1) !== (b.length === 1)) s = 0;
+        else if (s === 0) s = entityVariant(carrier.tokens[i]!, listed.tokens[j]!, numbersAgree);
       }
       sims[i * MAX_TOKENS + j] = s;
       if (s > 0) positive += 1;
@@ -369,6 +371,36 @@ export function scoreNames(carrier: PreparedName, listed: PreparedName, listIndi
     score: exact ? 1 : Math.min(score, 0.999), exact, pairs, unmatchedCarrier, unmatchedList, numbersDisagree, compactEqual,
     singleWord: !exact && listed.identifying.length < 2,
   };
+}
+
+/**
+ * Two tokens of company names that tokenSimilarity found unrelated and still are one word: an abbreviation of a
+ * trade word (BK / BANK, ENG / ENGINEERING, PETRO / PETROLEUM: the first letter, then letters of the word in order,
+ * a prefix of three or more letters or consonants only), or, when both names carry the same number, one typo in a
+ * word of four or more letters as written (GEAA 2480 / GEBAA 2480: folding shortened one side past the typo rules).
+ */
+function entityVariant(carrierToken: string, listedToken: string, numbersAgree: boolean): number {
+  const [short, long] = carrierToken.length <= listedToken.length ? [carrierToken, listedToken] : [listedToken, carrierToken];
+  if (short.length >= 2 && short.length <= 5 && long.length > short.length && long.length >= 4 && short[0] === long[0] && BUSINESS_WORDS.has(long) && abbreviates(short, long)) return ABBREVIATION;
+  if (numbersAgree && short.length >= 4 && !DIGITS.test(short) && !DIGITS.test(long) && withinOneEdit(carrierToken, listedToken)) return NUMBERED_TYPO;
+  return 0;
+}
+
+const ABBREVIATION = 0.93;
+const NUMBERED_TYPO = 0.9;
+const CONSONANTS = /^[B-DF-HJ-NP-TV-Z]+$/;
+
+/** `short` is a prefix of `long` of three letters or more, or its consonants in order after a shared first letter. */
+function abbreviates(short: string, long: string): boolean {
+  if (short.length >= 3 && long.startsWith(short)) return true;
+  if (!CONSONANTS.test(short.slice(1))) return false;
+  let at = 1;
+  for (let k = 1; k < short.length; k++) {
+    at = long.indexOf(short[k]!, at);
+    if (at < 0) return false;
+    at += 1;
+  }
+  return true;
 }
 
 /** Every listed surname and the first listed given name (particles aside) found a partner. */

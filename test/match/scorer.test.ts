@@ -79,6 +79,20 @@ describe('scorer', () => {
     const result = score('NORTHSTAR TRUCKING', 'NORTHSTAR TRADING');
     expect(result.pairs.some(([, , s]) => s < 1)).toBe(false);
   });
+  const paired = (a: string, b: string) => score(a, b).pairs.length;
+  it('pairs an abbreviation of a trade word (BK / BANK, ENG / ENGINEERING, PETRO / PETROLEUM), not of other words', () => {
+    expect(paired('KORVAN BK', 'KORVAN BANK')).toBe(2);
+    expect(paired('KORVAN ENG', 'KORVAN ENGINEERING')).toBe(2);
+    expect(paired('KORVAN PETRO', 'KORVAN PETROLEUM')).toBe(2);
+    expect(paired('KORVAN BNK', 'KORVAN BANK')).toBe(2);
+    expect(paired('KORVAN BAK', 'KORVAN BANK')).toBe(1);
+    expect(paired('KRV BANK', 'KORVAN BANK')).toBe(1);
+  });
+  it('pairs a typo that folding shortened only when both names carry the same number', () => {
+    expect(paired('DEAA 51', 'DEBAA 51')).toBe(2);
+    expect(paired('DEAA 52', 'DEBAA 51')).toBe(0);
+    expect(paired('DEAA TRUCKING', 'DEBAA TRUCKING')).toBe(1);
+  });
 });
 
 describe('the misses of the issue are caught', () => {
