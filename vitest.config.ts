@@ -10,8 +10,8 @@ export default defineConfig({
         },
       },
       {
-        // The suites for the check, keys, rules, ingest (with a killed ingest), DNU, batch (with a killed worker)
-        // and the snapshot switch's cache carry-over again, against a private 3-master Redis Cluster started once
+        // The suites for the check, keys, rules, ingest (with a killed ingest), DNU, batch (with a killed worker),
+        // the snapshot switch's cache carry-over and the identity history and signals again, against a private 3-master Redis Cluster started once
         // for the run.
         test: {
           name: 'cluster',
@@ -19,7 +19,8 @@ export default defineConfig({
             'test/integration/http-eligibility.test.ts', 'test/integration/cli-keys-rules.test.ts',
             'test/integration/ingest.test.ts', 'test/integration/batch-api.test.ts', 'test/integration/batch-crash.test.ts',
             'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts',
-            'test/integration/cache-carry-over.test.ts', 'test/cluster/**/*.test.ts',
+            'test/integration/cache-carry-over.test.ts', 'test/integration/identity-history.test.ts',
+            'test/integration/identity-signals.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
           setupFiles: ['test/helpers/cluster-env.ts'],
