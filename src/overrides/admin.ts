@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Verdict } from '../core/verdict.js';
 import type { Logger } from '../log.js';
 import { EventStore, monitoringKeys } from '../monitoring/index.js';
+import { PolicyStore, policyKeys } from '../policy/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { overrideKeys } from './keys.js';
 import { toActive, type ActiveOverride } from './model.js';
@@ -38,8 +39,11 @@ export function buildOverrideAdmin(parts: OverrideAdminParts): OverrideAdmin {
   const { redis, config, log, now } = parts;
   const store = new OverrideStore(redis, overrideKeys(config.REDIS_PREFIX));
   const reviews = new ReviewStore(redis, overrideKeys(config.REDIS_PREFIX));
+  const policies = new PolicyStore(redis, policyKeys(config.REDIS_PREFIX));
   const events = new EventStore(redis, monitoringKeys(config.REDIS_PREFIX), config.MONITORING_EVENT_RETENTION_DAYS * 86_400_000);
-  const service = new OverrideService({ store, reviews, evaluate: parts.evaluate, events, now, log });
+  const service = new OverrideService({ store, reviews, evaluate: parts.evaluate, events, now, log,
+    policyOf: (account) => policies.current(account),
+  });
   const opened = (account: string, verdict: Verdict) => {
     void service.emitReviewOpened(account, verdict.mc_number, verdict, now()).catch((error: unknown) => log.warn({ err: error }, 'review.opened not stored'));
   };

@@ -1,6 +1,6 @@
 // Redis keys of overrides, clearances and the review queue, built with the `tagged` scheme of src/store/keys.ts:
 //   {ovr:<account>}  one account's override records, its append-only override log, its review items and their
-//                    index, and its policy. Every state change of an override is one script in this slot.
+//                    index. Every state change of an override is one script in this slot.
 //   {ctl}            the replicas' projection: every active override of every account (id -> JSON) and an
 //                    epoch moved on each change, read by the live-state poll with the other {ctl} keys, so an
 //                    approval, revocation, expiry or invalidation reaches every replica within a poll (1 s).
@@ -26,8 +26,6 @@ export function overrideKeys(prefix: string) {
     reviews: (account: string) => acct(account, 'reviews'),
     /** Zset MC -> MC as a number: the account's review items in MC order. */
     reviewIndex: (account: string) => acct(account, 'reviews:idx'),
-    /** Hash: the account's policy (override_approval: required | not_required). */
-    policy: (account: string) => acct(account, 'policy'),
     /** Set of accounts with any override or review (for export and tools, never a request path). */
     accounts: ctl('ovr:accounts'),
     /** Hash override id -> JSON OverrideRecord of every active override of every account. */

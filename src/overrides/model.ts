@@ -177,8 +177,9 @@ const fieldError = (path: string, message: string, detail: string) => new AppErr
  * Checks a request against the carrier's current verdict and binds it to the facts it was made on. Throws 422
  * not_overridable naming the first reason that can never be covered (requested, or standing in the verdict: an
  * override never lifts a blocked, degraded or not-found verdict), and 422 validation_failed for the rest.
+ * `maxDays`: the account policy's overrides.max_days, or null.
  */
-export function validateRequest(body: CreateOverrideBody, current: RequestedCarrier, nowMs: number): ValidRequest {
+export function validateRequest(body: CreateOverrideBody, current: RequestedCarrier, nowMs: number, maxDays: number | null = null): ValidRequest {
   const requested = [...new Set(body.reasons)];
   for (const reason of requested) {
     if (notOverridable(reason)) {
@@ -203,18 +204,27 @@ export function validateRequest(body: CreateOverrideBody, current: RequestedCarr
   }
   const kind: OverrideKind = sanctions.length > 0 ? 'clearance' : 'override';
   if (body.reason_code === 'other' && !(body.note ?? '').trim()) throw fieldError('note', 'required when reason_code is other', 'reason_code other needs a note.');
-  const expiresAtMs = scopeExpiry(body.scope, nowMs);
+  const expiresAtMs = scopeExpiry(body.scope, nowMs, maxDays);
   const bindings = kind === 'clearance' || 'until_change' in body.scope ? bind(reasons, current.evidence, kind) : [];
   return { kind, reasons, expiresAtMs, namesFingerprint: kind === 'clearance' ? namesFingerprint(current.carrier) : null, bindings };
 }
 
-/** When a scope stops covering; throws when it asks for more than its kind allows or for the past. */
-export function scopeExpiry(scope: OverrideScope, nowMs: number): number {
-  if ('reference' in scope) return nowMs + MAX_REFERENCE_DAYS * DAY_MS;
-  if ('until_change' in scope) return nowMs + MAX_UNTIL_DAYS * DAY_MS;
+/**
+ * When a scope stops covering; throws when it asks for more than its kind allows or for the past. `maxDays` is the
+ * account policy's `overrides.max_days` (null: none): it shortens the longest life of every scope kind, and an
+ * `until` beyond it is refused naming the field and the policy.
+ */
+export function scopeExpiry(scope: OverrideScope, nowMs: number, maxDays: number | null = null): number {
+  const cap = (days: number) => nowMs + Math.min(days, maxDays ?? days) * DAY_MS;
+  if ('reference' in scope) return cap(MAX_REFERENCE_DAYS);
+  if ('until_change' in scope) return cap(MAX_UNTIL_DAYS);
   const until = Date.parse(scope.until);
   if (!Number.isFinite(until) || until <= nowMs) throw fieldError('scope.until', 'must be in the future', 'scope.until must be a future RFC 3339 time.');
   if (until > nowMs + MAX_UNTIL_DAYS * DAY_MS) throw fieldError('scope.until', `must be at most ${MAX_UNTIL_DAYS} days ahead`, `scope.until may be at most ${MAX_UNTIL_DAYS} days ahead.`);
+  if (maxDays !== null && until > cap(MAX_UNTIL_DAYS)) {
+    throw fieldError('scope.until', `must be at most ${maxDays} days ahead (the account policy's overrides.max_days)`,
+      `scope.until may be at most ${maxDays} days ahead: the account's policy sets overrides.max_days to ${maxDays}.`);
+  }
   // Whole seconds: expiry is to the second.
   return Math.floor(until / 1000) * 1000;
 }

@@ -7,6 +7,7 @@ import { normaliseMcNumber } from '../core/mc-number.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { MonitoringEvent } from '../monitoring/index.js';
+import type { PublishedPolicy } from '../policy/index.js';
 import type { ReviewStore } from './review-store.js';
 import type { Verdict } from '../core/verdict.js';
 import { coverage } from './coverage.js';
@@ -25,6 +26,8 @@ export interface OverrideServiceDeps {
   /** The carrier's verdict as the service decides it now, before any override (not recorded). */
   evaluate(mc: string, account: string): Promise<Verdict>;
   events: EventSink | null;
+  /** The account's current policy (src/policy): its `overrides` section says whether overrides need a second person and how long they may run. */
+  policyOf(account: string): Promise<Pick<PublishedPolicy, 'policy'> | null>;
   now(): number;
   log: Logger;
 }
@@ -53,12 +56,14 @@ export class OverrideService {
     const mc = normaliseMcNumber(body.mc_number);
     if (mc === null) throw new AppError('validation_failed', 'mc_number is not an MC number.', { errors: [{ path: 'mc_number', message: 'must be 1-8 digits with an optional MC prefix' }] });
     const nowMs = this.deps.now();
-    const verdict = await this.deps.evaluate(mc, account);
+    const [verdict, policy] = await Promise.all([this.deps.evaluate(mc, account), this.deps.policyOf(account)]);
+    const rules = policy?.policy.overrides;
     const valid = validateRequest(body, {
       mc, found: verdict.found, degraded: verdict.degraded, tier: verdict.tier, reasons: verdict.reasons, carrier: verdict.carrier,
       evidence: verdict.evidence.reasons, decision_id: null,
-    }, nowMs);
-    const needsApproval = valid.kind === 'clearance' || await this.deps.store.approvalRequired(account);
+    }, nowMs, rules?.max_days ?? null);
+    // A clearance always needs a second person; an override too unless the account's policy says four_eyes: false.
+    const needsApproval = valid.kind === 'clearance' || rules?.four_eyes !== false;
     const at = isoTimestamp(nowMs);
     const record: OverrideRecord = {
       id: newOverrideId(), account, kind: valid.kind, status: needsApproval ? 'pending_approval' : 'active', mc_number: mc,

@@ -180,13 +180,4 @@ export class OverrideStore {
   async accounts(): Promise<string[]> {
     return (await this.redis.smembers(this.keys.accounts)).sort();
   }
-
-  /** Whether the account's overrides (not clearances) need a second person; they do unless its policy says not. */
-  async approvalRequired(account: string): Promise<boolean> {
-    return (await this.redis.hget(this.keys.policy(account), 'override_approval')) !== 'not_required';
-  }
-
-  async setApprovalRequired(account: string, required: boolean): Promise<void> {
-    await this.redis.hset(this.keys.policy(account), 'override_approval', required ? 'required' : 'not_required');
-  }
 }

@@ -8,6 +8,7 @@ import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
 import type { CarrierRecord, WatchlistHit } from '../../src/core/carrier.js';
 import { cleanCarrier, startTestApp, waitFor, type TestApp } from '../helpers/harness.js';
 import { report, submit, waitTerminal } from './batch-helpers.js';
+import { PolicyStore, policyKeys } from '../../src/policy/index.js';
 import { monitoringKeys, shardOf } from '../../src/monitoring/keys.js';
 
 /** The service's clock: real time, or held at an instant while a test looks at one millisecond. */
@@ -119,7 +120,7 @@ describe('four-eyes and the effect on verdicts', () => {
   it('an override waits for a second person; the requester cannot approve it, whatever the key', async () => {
     second = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'silent' }, { now: clock });
     const created = await request(keys.ann!, { mc_number: 'MC-300001', reasons: ['insurance_below_minimum'], note: 'insurer confirmed a $1M policy' });
-    expect(created.status).toBe(201);
+    expect(created.status, await created.clone().text()).toBe(201);
     const body = await json(created);
     id = body.id;
     expect(body).toMatchObject({ status: 'pending_approval', kind: 'override', mc_number: '300001', requested_by: 'Ann Lee', reasons: ['insurance_below_minimum'] });
@@ -246,6 +247,35 @@ describe('scopes in time and by reference', () => {
     expect(back.value[1]).toMatchObject({ after: { eligible: false, tier: 'conditional', reasons: ['mcs150_outdated'] } });
     const activation = events.events.find((event: { type: string; override?: { id: string } }) => event.type === 'override.activated' && event.override?.id === id);
     expect(activation).toMatchObject({ mc: '300005', before: { eligible: false }, after: { eligible: true } });
+  });
+});
+
+describe("the account policy's overrides section", () => {
+  it('four_eyes: false makes an override (never a clearance) active at once; max_days bounds every scope, naming the field', async () => {
+    await new PolicyStore(t.redis, policyKeys(t.config.REDIS_PREFIX)).publish('initech', { overrides: { four_eyes: false, max_days: 10 } }, 'test');
+    const reviewer = (await t.createKey({ account: 'initech', scopes: ['review', 'approve'], actor: 'Ivy Chen' })).key;
+    const checker = (await t.createKey({ account: 'initech', scopes: ['eligibility'] })).key;
+    const created = await request(reviewer, { mc_number: '300005', reasons: ['mcs150_outdated'], reason_code: 'verified_with_carrier' });
+    expect(created.status).toBe(201);
+    const override = await json(created);
+    expect(override).toMatchObject({ kind: 'override', status: 'active', requested_by: 'Ivy Chen', approved_by: null, approved_at: override.requested_at });
+    // until_change runs at most max_days.
+    expect(Date.parse(override.expires_at) - Date.parse(override.requested_at)).toBe(10 * 86_400_000);
+    expect((await checkUntil(checker, '300005', (v) => v.eligible === true)).overrides[0].id).toBe(override.id);
+    const shown = await json(await t.get(`/v1/overrides/${override.id}`, as(reviewer)));
+    expect(shown.history).toMatchObject([{ action: 'requested', actor: 'Ivy Chen', status: 'active', verdict_before: { eligible: false }, verdict_after: { eligible: true } }]);
+    // A clearance still waits for a second person.
+    const clearance = await request(reviewer, { mc_number: '300002', reasons: ['possible_ofac_match'], reason_code: 'false_positive_name_match' });
+    expect(await json(clearance)).toMatchObject({ kind: 'clearance', status: 'pending_approval' });
+    // An until beyond max_days is refused naming the field and the policy; one within it is taken.
+    const far = await request(reviewer, { mc_number: '300003', reasons: ['new_authority'], scope: { until: new Date(clock() + 11 * 86_400_000).toISOString() } });
+    expect(far.status).toBe(422);
+    const problem = await json(far);
+    expect(problem).toMatchObject({ code: 'validation_failed', errors: [{ path: 'scope.until', message: expect.stringContaining('overrides.max_days') }] });
+    expect(problem.detail).toContain('overrides.max_days');
+    expect((await request(reviewer, { mc_number: '300003', reasons: ['new_authority'], scope: { until: new Date(clock() + 9 * 86_400_000).toISOString() } })).status).toBe(201);
+    // Another account's policy changes nothing for acme: its overrides still wait for approval.
+    expect(await json(await request(keys.ann!, { mc_number: '300003', reasons: ['new_authority'], scope: { reference: 'LOAD-77' } }))).toMatchObject({ status: 'pending_approval' });
   });
 });
 

@@ -87,6 +87,27 @@ describe('override requests', () => {
     expect(code(() => validateRequest(body(['mcs150_outdated']), current, NOW))).toBe('validation_failed');
   });
 
+  it("holds every scope to the account policy's overrides.max_days, naming the field when an until asks for more", () => {
+    const current = carrier(['new_authority'], []);
+    const at = (days: number) => new Date(NOW + days * DAY_MS).toISOString();
+    expect(validateRequest(body(['new_authority'], { until: at(30) }), current, NOW, 30).expiresAtMs).toBe(NOW + 30 * DAY_MS);
+    let refused: unknown;
+    try {
+      validateRequest(body(['new_authority'], { until: at(30.001) }), current, NOW, 30);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ kind: 'validation_failed', errors: [{ path: 'scope.until', message: expect.stringContaining('overrides.max_days') }] });
+    // until_change and reference scopes are shortened to the policy's limit (a reference never beyond its 7 days).
+    expect(validateRequest(body(['new_authority'], { until_change: true }), current, NOW, 30).expiresAtMs).toBe(NOW + 30 * DAY_MS);
+    expect(validateRequest(body(['new_authority'], { reference: 'LOAD-1' }), current, NOW, 3).expiresAtMs).toBe(NOW + 3 * DAY_MS);
+    expect(validateRequest(body(['new_authority'], { reference: 'LOAD-1' }), current, NOW, 30).expiresAtMs).toBe(NOW + 7 * DAY_MS);
+    // Clearances too.
+    const sanctioned = carrier(['possible_ofac_match'], [sdnItem()]);
+    expect(validateRequest(body(['possible_ofac_match'], { until_change: true }, { reason_code: 'false_positive_name_match' }), sanctioned, NOW, 10).expiresAtMs).toBe(NOW + 10 * DAY_MS);
+  });
+
   it('makes sanctions reasons a clearance bound to the entries, and keeps them apart from other reasons', () => {
     const current = carrier(['possible_ofac_match'], [sdnItem()]);
     const valid = validateRequest(body(['possible_ofac_match'], { until: new Date(NOW + DAY_MS).toISOString() }, { reason_code: 'false_positive_name_match' }), current, NOW);
