@@ -1,6 +1,7 @@
 // Overrides and clearances, pure: the request's validation (scope kinds and their longest durations, reason
 // codes, what may be covered at all), the binding of a request to the facts it was made on, and the view the API
 // and the console show. No Redis, HTTP or clock here.
+import { isOneOf } from '../core/one-of.js';
 import { z } from 'zod';
 import { REASONS, type Reason } from '../core/reasons.js';
 import type { ReasonEvidence } from '../core/evidence.js';
@@ -249,7 +250,7 @@ export function statusAt(record: OverrideRecord, nowMs: number): OverrideStatus 
   return record.status;
 }
 
-export const isOverrideStatus = (value: string): value is OverrideStatus => (OVERRIDE_STATUSES as readonly string[]).includes(value);
+export const isOverrideStatus = (value: string): value is OverrideStatus => isOneOf(OVERRIDE_STATUSES, value);
 
 export interface OverrideQuery {
   /** The status at this instant (an active override past its time is expired). */

@@ -1,7 +1,8 @@
 // GET /v1/reviews (scope `review`, or `approve`): the account's review queue, one item per carrier that drew a
 // `conditional` verdict, in MC order with a cursor, each with its status now (src/overrides/review-queue.ts).
 import type { CallGate } from '../auth/call-gate.js';
-import { REASON_CODES, type Reason } from '../core/reasons.js';
+import { isOneOf } from '../core/one-of.js';
+import { REASON_CODES } from '../core/reasons.js';
 import { AppError } from '../errors.js';
 import type { HttpRequest, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
@@ -15,7 +16,6 @@ export interface ReviewRouteDeps {
   log: Logger;
 }
 
-const isReasonCode = (value: string): value is Reason => (REASON_CODES as readonly string[]).includes(value);
 const validation = (detail: string, path: string, message: string) => new AppError('validation_failed', detail, { errors: [{ path, message }] });
 
 export function reviewRoutes(deps: ReviewRouteDeps): Route[] {
@@ -25,7 +25,7 @@ export function reviewRoutes(deps: ReviewRouteDeps): Route[] {
       const status = params.get('status');
       if (status !== null && !isReviewStatus(status)) throw validation('Query parameter status is not a review status.', 'status', `one of ${REVIEW_STATUSES.join(', ')}`);
       const reason = params.get('reason');
-      if (reason !== null && !isReasonCode(reason)) throw validation('Query parameter reason is not a reason code.', 'reason', 'must be a reason code');
+      if (reason !== null && !isOneOf(REASON_CODES, reason)) throw validation('Query parameter reason is not a reason code.', 'reason', 'must be a reason code');
       const limitRaw = params.get('limit');
       const limit = limitRaw === null ? 100 : Number(limitRaw);
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw validation('Query parameter limit is out of range.', 'limit', 'must be an integer from 1 to 500');

@@ -1,6 +1,7 @@
 // The review queue in Redis: one item per account and carrier that drew a `conditional` verdict, in the
 // account's {ovr:<account>} slot. Items are merged with compare-and-set (review-set.lua), so sightings from several
 // replicas and the batch and monitoring workers add up instead of overwriting each other.
+import { isOneOf } from '../core/one-of.js';
 import { z } from 'zod';
 import type { ReasonEvidence } from '../core/evidence.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -10,7 +11,7 @@ import type { Reason } from '../core/reasons.js';
 
 export const REVIEW_STATUSES = ['open', 'covered', 'closed'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
-export const isReviewStatus = (value: string): value is ReviewStatus => (REVIEW_STATUSES as readonly string[]).includes(value);
+export const isReviewStatus = (value: string): value is ReviewStatus => isOneOf(REVIEW_STATUSES, value);
 export type ReviewSource = 'check' | 'batch_row' | 'monitoring';
 
 export interface ReviewItem {
