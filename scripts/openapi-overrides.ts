@@ -103,7 +103,9 @@ export const overridePaths = {
   },
   '/v1/overrides': {
     post: {
-      summary: 'Request an override or clearance (scope review); a clearance always, an override by default, waits for a second person', security: review,
+      summary: 'Request an override or clearance (scope review); a clearance always, an override unless the account policy says overrides.four_eyes: false, waits for a second person',
+      description: 'Every scope lasts at most the account policy\'s overrides.max_days (an until beyond it is a 422 naming scope.until). 422 not_overridable names a reason no override can cover.',
+      security: review,
       requestBody: { required: true, content: json(ref('OverrideCreate')) },
       responses: { 201: { description: 'Requested (pending_approval) or active', content: json(ref('Override')) }, ...problems(400, 413, 422) },
     },

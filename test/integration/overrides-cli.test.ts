@@ -25,7 +25,7 @@ const check = async (mc: string) => json(await t.post('/v1/eligibility', { mc_nu
 const cli = (...args: string[]) => runCli(t.config.REDIS_PREFIX, ...args);
 
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'silent' });
+  t = await startTestApp({ LOG_LEVEL: 'silent', REDIS_COMMAND_TIMEOUT_MS: '2000' });
   await t.publishRules();
   await t.writeSnapshot([cleanCarrier('310001', { mcs150_date: '2019-01-01' }), cleanCarrier('310002', { mcs150_date: '2019-01-01' })]);
   keys.check = (await t.createKey({ account: 'acme', scopes: ['eligibility', 'monitoring'] })).key;

@@ -70,7 +70,9 @@ async function checkUntil(key: string, mc: string, accept: (verdict: Record<stri
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', MONITORING_POLL_MS: '100' }, { now: clock });
+  // A patient command timeout: on a loaded machine a 150 ms one turns checks degraded (backend_unavailable), which
+  // is right for the service and beside the point here.
+  t = await startTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', MONITORING_POLL_MS: '100', REDIS_COMMAND_TIMEOUT_MS: '2000' }, { now: clock });
   // A broker minimum above the federal one: under it is a review (insurance_below_minimum), never the 49 CFR 387.9 hard stop.
   await t.publishRules({ ...DEFAULT_RULE_SET, insurance: { ...DEFAULT_RULE_SET.insurance, min_bipd_general_usd: 1_000_000 } });
   await serve(carriers());
@@ -79,7 +81,7 @@ beforeAll(async () => {
   keys.bob = (await t.createKey({ account: 'acme', scopes: ['review', 'approve'], actor: 'Bob Ray' })).key;
   keys.anon = (await t.createKey({ account: 'acme', scopes: ['review', 'approve'] })).key;
   keys.reviewOnly = (await t.createKey({ account: 'acme', scopes: ['review'] })).key;
-  keys.globex = (await t.createKey({ account: 'globex', scopes: ['review', 'approve', 'eligibility'] })).key;
+  keys.globex = (await t.createKey({ account: 'globex', scopes: ['review', 'approve', 'eligibility', 'batch'] })).key;
 });
 
 afterAll(async () => {
@@ -118,7 +120,7 @@ describe('four-eyes and the effect on verdicts', () => {
   });
 
   it('an override waits for a second person; the requester cannot approve it, whatever the key', async () => {
-    second = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'silent' }, { now: clock });
+    second = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'silent', REDIS_COMMAND_TIMEOUT_MS: '2000' }, { now: clock });
     const created = await request(keys.ann!, { mc_number: 'MC-300001', reasons: ['insurance_below_minimum'], note: 'insurer confirmed a $1M policy' });
     expect(created.status, await created.clone().text()).toBe(201);
     const body = await json(created);
@@ -217,6 +219,11 @@ describe('scopes in time and by reference', () => {
     expect(rows.map((row) => row.tier)).toEqual(['standard', 'conditional', 'conditional']);
     const record = await json(await t.get(`/v1/decisions/${rows[0]!.decision_id}`, as(keys.check!)));
     expect(record.override_ids).toEqual([id]);
+    // Another account's check and batch row carrying the same reference are untouched.
+    expect((await check(keys.globex!, '300003', 'LOAD-123')).tier).toBe('conditional');
+    const foreign = await submit(t, keys.globex!, [{ mc: '300003', ref: 'LOAD-123' }]);
+    await waitTerminal(t, keys.globex!, foreign.job_id);
+    expect((await report(t, keys.globex!, foreign.job_id)).records.map((row) => row.outcome)).toEqual(['review']);
   });
 
   it('expires to the second on the service clock, and the expiry is logged and announced', async () => {
@@ -227,7 +234,9 @@ describe('scopes in time and by reference', () => {
     const flips = async () => (await json(await t.get('/v1/events?limit=1000', as(keys.check!)))).events
       .filter((event: { type: string; mc: string }) => event.type === 'verdict.changed' && event.mc === '300005');
     const until = new Date(Math.ceil(clock() / 1000) * 1000 + 60_000);
-    const id = await granted({ mc_number: '300005', reasons: ['mcs150_outdated'], scope: { until: until.toISOString() } });
+    // Asked for 750 ms past a whole second: it runs to that second.
+    const id = await granted({ mc_number: '300005', reasons: ['mcs150_outdated'], scope: { until: new Date(until.getTime() + 750).toISOString() } });
+    expect((await json(await t.get(`/v1/overrides/${id}`, as(keys.bob!)))).expires_at).toBe(until.toISOString());
     await checkUntil(keys.check!, '300005', (v) => v.eligible === true);
     const lifted = await waitFor(flips, (found) => found.length === 1, 3000);
     expect(lifted.value[0]).toMatchObject({ trigger: 'override', after: { eligible: true, tier: 'standard' }, overrides: [{ id }] });
@@ -310,6 +319,9 @@ describe('lists and account isolation', () => {
       }
     }
     expect((await json(await t.get('/v1/overrides', as(keys.globex!)))).items).toEqual([]);
-    expect((await json(await t.get('/v1/reviews', as(keys.globex!)))).items.every((item: { mc_number: string }) => item.mc_number === '300001')).toBe(true);
+    // Its review queue holds only what it checked itself (300001 and 300003), none of acme's other carriers.
+    const queue = await waitFor(async () => (await json(await t.get('/v1/reviews', as(keys.globex!)))).items.map((item: { mc_number: string }) => item.mc_number),
+      (mcs: string[]) => mcs.length === 2, 2000);
+    expect(queue.value).toEqual(['300001', '300003']);
   });
 });
