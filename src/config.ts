@@ -135,6 +135,10 @@ export const configSchema = z.object({
     .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
   IDENTITY_EXCEPTIONS_FILE: z.string().min(1).optional()
     .describe('JSON file of known legitimate shared contacts (phones, emails, addresses, DOT groups) the ingest\'s shared-contact index does not count (docs/identity.md); --identity-exceptions overrides it'),
+  INGEST_WRITE_BATCH: int(10, 10_000).default(250)
+    .describe('Carrier records per Redis pipeline the ingest writes (Redis serves no one else while it runs one)'),
+  INGEST_WRITE_RATE: int(0, 10_000_000).default(20_000)
+    .describe('Carrier records per second the ingest writes at most, so single checks stay fast during a large ingest (0: unpaced; bench/ingest-while-serving.ts)'),
   SNAPSHOT_MAX_VERSIONS: int(2, 20).default(3)
     .describe('Most snapshot versions Redis holds at once, the serving one and one being written included; the oldest retired version goes first, even within its grace'),
   SNAPSHOT_SWEEP_INTERVAL_SECONDS: int(5, 3600).default(60)

@@ -12,7 +12,7 @@ import { parseInstant } from '../core/dates.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES, type RuleSet, type SourceName } from '../core/ruleset.js';
 import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
-import { acquireIngestLock, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter } from '../store/snapshot-writer.js';
+import { acquireIngestLock, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter, type WritePacing } from '../store/snapshot-writer.js';
 import { DEFAULT_MAX_VERSIONS, sweepForIngest } from '../store/snapshot-retention.js';
 import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
 import { checkHeadroom, estimateVersionBytes } from './headroom.js';
@@ -55,6 +55,8 @@ export interface IngestOptions {
   useRedisDnu?: boolean;
   nowMs?: number;
   graceMs?: number;
+  /** Records per pipeline and records per second written (INGEST_WRITE_BATCH, INGEST_WRITE_RATE); default unpaced. */
+  pacing?: WritePacing;
   /** Most snapshot versions kept in Redis, the serving one and this ingest's included (SNAPSHOT_MAX_VERSIONS). */
   maxVersions?: number;
   /** Largest allowed drop in carrier count, and in each source's rows, versus the current snapshot (default 0.10). */
@@ -157,7 +159,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
   const quarantine = new Quarantine();
   const release = await acquireIngestLock(redis, keys, options.lockTtlMs);
   const version = newSnapshotVersion(nowMs);
-  const writer = new SnapshotWriter(redis, keys, version);
+  const writer = new SnapshotWriter(redis, keys, version, options.pacing);
   let begun = false;
   try {
     const maxVersions = options.maxVersions ?? DEFAULT_MAX_VERSIONS;

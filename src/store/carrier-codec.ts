@@ -1,16 +1,18 @@
 // Encoding of carrier records inside snapshot hashes. One module owns it so ingest and lookups always agree.
 // Compact delimited text, because 1M+ records must fit in < 300 bytes of Redis memory each and values must stay
 // small enough for listpack-encoded hashes: dates are base-36 day numbers, amounts base-36 dollars, the MC is
-// the hash field (not repeated), and hits (rare) ride at the end as JSON. Older JSON values still decode.
+// the hash field (not repeated), and hits (rare) ride at the end in their own compact form (src/store/hit-codec.ts).
+// Older JSON values, and hits written as JSON, still decode.
 //
 //   R|dot|legal|dba|usdot|auth|granted|rev_pending|revoked|bipd_on_file|bipd_required|cancel|hazmat|safety|mcs150|oos_since|oos_reason|hits
 //   S|facts|<R or Q record>                          (the verdict-rule facts in front; see encodeFacts)
 //   A|dot,dot,...                                    (an MC listed under several DOT records)
 //   I|identity JSON|<S, R or Q record>               (identity signals in front, when the carrier has any)
 import type {
-  AuthorityStatus, CarrierLookup, CarrierRecord, IdentityChangeFact, IdentitySignals, SharedContactFact, WatchlistHit,
+  AuthorityStatus, CarrierLookup, CarrierRecord, IdentityChangeFact, IdentitySignals, SharedContactFact,
 } from '../core/carrier.js';
 import { IDENTITY_FIELDS } from '../core/identity.js';
+import { decodeHits, encodeHits } from './hit-codec.js';
 
 export type StoredCarrier = CarrierRecord | { ambiguous: string[] };
 
@@ -23,7 +25,6 @@ const NO_DATE = '-';
 
 const AUTH_CODE: Record<AuthorityStatus, string> = { active: 'a', inactive: 'i', pending: 'p', none: 'n', unknown: 'u' };
 const AUTH_STATUS = Object.fromEntries(Object.entries(AUTH_CODE).map(([status, code]) => [code, status])) as Record<string, AuthorityStatus>;
-const HIT_LISTS: ReadonlyArray<WatchlistHit['list']> = ['ofac_sdn', 'ofac_cons', 'sam', 'dnu'];
 
 function text(value: string | null, max: number): string {
   return value === null ? '' : value.replace(/[|\r\n]/g, ' ').slice(0, max);
@@ -59,59 +60,6 @@ function amount(value: number | null): string {
 
 function unamount(value: string | undefined): number | null {
   return value ? parseInt(value, 36) : null;
-}
-
-/** Matcher evidence (src/match) under short keys; absent in records written before it. */
-interface EncodedEvidence {
-  t?: 'i' | 'e'; p?: string[]; a?: string[]; c?: 1; n?: 1; u?: string; d?: string; x?: string;
-}
-
-type EncodedHit = [number, string, string, string, number, 0 | 1, string?, EncodedEvidence?];
-
-function encodeEvidence(hit: WatchlistHit): EncodedEvidence | null {
-  if (hit.entity_type === undefined) return null;
-  const e: EncodedEvidence = { t: hit.entity_type === 'individual' ? 'i' : 'e' };
-  if (hit.programs?.length) e.p = hit.programs.slice(0, 6).map((p) => p.slice(0, 40));
-  if (hit.agreed?.length) e.a = hit.agreed;
-  if (hit.confirmed) e.c = 1;
-  if (hit.common_name) e.n = 1;
-  if (hit.uei) e.u = hit.uei;
-  if (hit.list_as_of) e.d = hit.list_as_of;
-  if (hit.explanation) e.x = hit.explanation.slice(0, 200);
-  return e;
-}
-
-function encodeHits(hits: WatchlistHit[]): string {
-  if (hits.length === 0) return '';
-  return JSON.stringify(hits.map((hit): EncodedHit => {
-    const encoded: EncodedHit = [HIT_LISTS.indexOf(hit.list), hit.entry_id, hit.matched_name.slice(0, 80),
-      hit.carrier_name.slice(0, 80), hit.score, hit.exact ? 1 : 0];
-    const evidence = encodeEvidence(hit);
-    if (hit.note || evidence) encoded.push((hit.note ?? '').slice(0, 80));
-    if (evidence) encoded.push(evidence);
-    return encoded;
-  }));
-}
-
-function decodeHits(json: string): WatchlistHit[] {
-  if (json === '') return [];
-  return (JSON.parse(json) as EncodedHit[]).map(([list, entryId, matched, carrierName, score, exact, note, e]) => {
-    const hit: WatchlistHit = {
-      list: HIT_LISTS[list] ?? 'dnu', entry_id: entryId, matched_name: matched, carrier_name: carrierName, score, exact: exact === 1,
-    };
-    if (note) hit.note = note;
-    if (e?.t) {
-      hit.entity_type = e.t === 'i' ? 'individual' : 'entity';
-      if (e.p) hit.programs = e.p;
-      if (e.a) hit.agreed = e.a;
-      if (e.c === 1) hit.confirmed = true;
-      if (e.n === 1) hit.common_name = true;
-      if (e.u) hit.uei = e.u;
-      if (e.d) hit.list_as_of = e.d;
-      if (e.x) hit.explanation = e.x;
-    }
-    return hit;
-  });
 }
 
 const SCOPE_CODE = { passenger: 'g', household_goods: 'h', unknown: 'u' } as const;
@@ -227,13 +175,16 @@ function encodeRecord(value: CarrierRecord): string {
   const r = value;
   // A record with unreadable fields is tagged Q:<fields> instead of R (older records never carry it).
   const tag = r.unreadable?.length ? `Q:${r.unreadable.map((field) => field.replace(/[|,]/g, ' ')).join(',')}` : 'R';
+  const legal = text(r.legal_name, LEGAL_NAME_MAX);
+  const dba = text(r.dba_name, DBA_NAME_MAX);
   return [
-    tag, r.dot ?? '', text(r.legal_name, LEGAL_NAME_MAX), text(r.dba_name, DBA_NAME_MAX), text(r.usdot_status, 4),
+    tag, r.dot ?? '', legal, dba, text(r.usdot_status, 4),
     AUTH_CODE[r.authority.status], date(r.authority.granted_on), date(r.authority.revocation_pending_on),
     date(r.authority.revoked_on), amount(r.insurance.bipd_on_file_usd), amount(r.insurance.bipd_required_usd),
     date(r.insurance.cancellation_effective_on), r.hazmat ? '1' : '', text(r.safety_rating, 1), date(r.mcs150_date),
     r.oos_order ? date(r.oos_order.since) : '', r.oos_order ? text(r.oos_order.reason || 'out-of-service order', OOS_REASON_MAX) : '',
-    encodeHits(r.hits),
+    // Hits name the carrier by the names stored here rather than repeating them (src/store/hit-codec.ts).
+    encodeHits(r.hits, { legal, dba: dba || null }),
   ].join('|');
 }
 
@@ -282,7 +233,7 @@ export function decodeCarrier(mc: string, encoded: string | null): CarrierLookup
     mcs150_date: undate(p(14)),
     oos_order: p(16) ? { since: undate(p(15)), reason: p(16) } : null,
     // Hit JSON may itself contain '|' (names), so it is everything after the 17th separator.
-    hits: decodeHits(parts.length === 18 ? p(17) : parts.slice(17).join('|')),
+    hits: decodeHits(parts.length === 18 ? p(17) : parts.slice(17).join('|'), { legal: p(2), dba: p(3) || null }),
     ...(unreadable ? { unreadable } : {}),
   };
   if (facts !== null) decodeFacts(facts, record);

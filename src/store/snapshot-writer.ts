@@ -20,9 +20,18 @@ import { encodeCarrier, type StoredCarrier } from './carrier-codec.js';
 import { CARRIER_BUCKETS, carrierBucket, SHARED_CONTACT_BUCKETS, type RedisKeys } from './keys.js';
 import { errorCode } from '../thrown.js';
 
-/** Records per pipeline, and pipelines allowed in flight: parsing overlaps Redis I/O while memory stays bounded. */
+/** Records per pipeline by default, and pipelines allowed in flight: parsing overlaps Redis I/O while memory stays bounded. */
 const FLUSH_EVERY = 1000;
 const MAX_IN_FLIGHT = 2;
+
+/**
+ * Write pacing (INGEST_WRITE_BATCH, INGEST_WRITE_RATE): records per pipeline, and a budget of records per second
+ * (0: as fast as the ingest reads). Redis runs one client's pipeline to its end before it serves anyone else, and
+ * the ingest competes with the API for CPU where they share a machine: smaller pipelines and a rate below what the
+ * ingest could write keep single checks fast while a large ingest runs (bench/ingest-while-serving.ts).
+ */
+export interface WritePacing { batch: number; ratePerSecond: number }
+export const UNPACED: WritePacing = { batch: FLUSH_EVERY, ratePerSecond: 0 };
 export const RETIRE_GRACE_MS = 60_000;
 
 export const retiredKey = (keys: RedisKeys) => keys.snapshotRetired;
@@ -37,7 +46,12 @@ export class SnapshotWriter {
   private written = 0;
   private readonly inFlight: Array<Promise<void>> = [];
 
-  constructor(private readonly redis: RedisClient, readonly keys: RedisKeys, readonly version: string) {}
+  private pacedSince = 0;
+
+  constructor(
+    private readonly redis: RedisClient, readonly keys: RedisKeys, readonly version: string,
+    private readonly pacing: WritePacing = UNPACED,
+  ) {}
 
   /** Registers the version as "being written" so a crashed ingest can be cleaned up later. */
   async begin(nowMs: number): Promise<void> {
@@ -47,7 +61,7 @@ export class SnapshotWriter {
   async put(mc: string, carrier: StoredCarrier): Promise<void> {
     this.pending.push(['hset', this.keys.carrierBucket(this.version, carrierBucket(mc)), mc, encodeCarrier(carrier)]);
     this.written += 1;
-    if (this.pending.length >= FLUSH_EVERY) await this.flush();
+    if (this.pending.length >= this.pacing.batch) await this.flush();
   }
 
   /** The encoded records of these MCs as written so far (every put before this call included). */
@@ -74,6 +88,16 @@ export class SnapshotWriter {
       this.inFlight.push(sent);
     }
     while (this.inFlight.length > MAX_IN_FLIGHT) await this.inFlight.shift();
+    await this.pace();
+  }
+
+  /** Waits until the records written so far are within the rate budget (a timer: other work runs meanwhile). */
+  private async pace(): Promise<void> {
+    if (this.pacing.ratePerSecond <= 0) return;
+    const now = Date.now();
+    if (this.pacedSince === 0) this.pacedSince = now;
+    const due = this.pacedSince + (this.written / this.pacing.ratePerSecond) * 1000;
+    if (due > now) await new Promise((resolve) => setTimeout(resolve, due - now));
   }
 
   private async settle(): Promise<void> {

@@ -75,4 +75,38 @@ describe('carrier codec', () => {
     expect(decodeCarrier('421775', JSON.stringify(record))).toEqual({ kind: 'found', record });
     expect(decodeCarrier('7', null)).toEqual({ kind: 'not_found' });
   });
+
+  // A hit as the matcher writes it (the real OFAC list against a synthetic carrier), with its full evidence.
+  const eagle: CarrierRecord = {
+    ...record, mc: '3146944', legal_name: 'EAGLE IRONWOOD FREIGHT INC 28', dba_name: 'EAGLE LINES', hazmat: false, oos_order: null,
+    hits: [{
+      list: 'ofac_sdn', entry_id: '18249', matched_name: 'THE EAGLES L.L.C.', carrier_name: 'EAGLE LINES', score: 0.89, exact: false,
+      note: 'program SYRIA', entity_type: 'entity', programs: ['SYRIA'], agreed: ['dba_name', 'primary_name'], list_as_of: '2026-11-28',
+      explanation: '1 of 2/1 tokens aligned; spelling EAGLE~EAGLES 0.97; carrier only LINES; listed in SYRIA, carrier in US',
+    }, {
+      list: 'sam', entry_id: 'S4MSYN2500', matched_name: 'YUKON GRANITE LOGISTICS LLC 25', carrier_name: 'EAGLE IRONWOOD FREIGHT INC 28',
+      score: 1, exact: true, note: 'Firm; Reciprocal; HHS', entity_type: 'individual', agreed: ['legal_name', 'alias', 'country', 'zip', 'odd|field'],
+      confirmed: true, common_name: true, uei: 'ABC123DEF456', list_as_of: 'July 2021', explanation: 'all 4 tokens agree; ZIP 85001 agrees; common name',
+    }, { list: 'dnu', entry_id: '3146944', matched_name: 'x', carrier_name: 'SOMEONE | ELSE', score: 0, exact: false }],
+  };
+  it('round-trips watch-list hits with their evidence exactly, naming the carrier by the record\'s own names', () => {
+    const encoded = encodeCarrier(eagle);
+    expect(encoded).toContain('|~');
+    expect(encoded).not.toContain('EAGLE LINES\x1f');
+    expect(decodeCarrier(eagle.mc, encoded)).toEqual({ kind: 'found', record: eagle });
+  });
+  it('keeps a record with a sanctions hit under the 256-byte listpack value limit (was ~370 bytes as JSON)', () => {
+    const one = { ...eagle, hits: eagle.hits.slice(0, 1) };
+    expect(Buffer.byteLength(encodeCarrier(one))).toBeLessThanOrEqual(200);
+  });
+  it('reads hits written as JSON before the compact form', () => {
+    const json = JSON.stringify([[0, '18249', 'THE EAGLES L.L.C.', 'EAGLE LINES', 0.89, 0, 'program SYRIA',
+      { t: 'e', p: ['SYRIA'], a: ['dba_name', 'primary_name'], d: '2026-11-28', x: 'spelling EAGLE~EAGLES 0.97' }]]);
+    const old = `R|1|EAGLE IRONWOOD FREIGHT INC 28|EAGLE LINES|A|a||||||||S||||${json}`;
+    expect((decodeCarrier('1', old) as { record: CarrierRecord }).record.hits).toEqual([{
+      list: 'ofac_sdn', entry_id: '18249', matched_name: 'THE EAGLES L.L.C.', carrier_name: 'EAGLE LINES', score: 0.89, exact: false,
+      note: 'program SYRIA', entity_type: 'entity', programs: ['SYRIA'], agreed: ['dba_name', 'primary_name'], list_as_of: '2026-11-28',
+      explanation: 'spelling EAGLE~EAGLES 0.97',
+    }]);
+  });
 });

@@ -87,6 +87,7 @@ export function register(program: Command): void {
             // A batch job pins the snapshot it started on and may run until its deadline: keep a replaced
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config), maxVersions: config.SNAPSHOT_MAX_VERSIONS,
+            pacing: { batch: config.INGEST_WRITE_BATCH, ratePerSecond: config.INGEST_WRITE_RATE },
             accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
             identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX), { exceptions }),
             limits: {
