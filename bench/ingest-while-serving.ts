@@ -104,15 +104,16 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts'], {
 const port = await new Promise<number>((resolve) => service.on('message', (message: { port?: number }) => { if (message.port) resolve(message.port); }));
 
 interface PhaseResult {
-  phase: string; checks: number; p50_ms: number; p99_ms: number; max_ms: number; degraded: number; failed: number;
+  phase: string; checks: number; p50_ms: number; p99_ms: number; max_ms: number; degraded: number; degraded_reasons: Record<string, number>; failed: number;
   ingest_seconds: number | null; ingest_exit: number | null; load_1m_end: number;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** Checks at RATE per second until `until` resolves; latencies from each send. */
-async function load(until: Promise<unknown>): Promise<{ latencies: number[]; degraded: number; failed: number }> {
+async function load(until: Promise<unknown>): Promise<{ latencies: number[]; degraded: number; failed: number; why: Record<string, number> }> {
   const latencies: number[] = [];
+  const why: Record<string, number> = {};
   let degraded = 0;
   let failed = 0;
   let sent = 0;
@@ -131,7 +132,11 @@ async function load(until: Promise<unknown>): Promise<{ latencies: number[]; deg
         latencies.push(performance.now() - at);
         const text = Buffer.concat(chunks).toString();
         if (res.statusCode !== 200) failed++;
-        else if (text.includes('"degraded":true')) degraded++;
+        else if (text.includes('"degraded":true')) {
+          degraded++;
+          const reasons = /"reasons":\[([^\]]*)\]/.exec(text)?.[1] ?? '?';
+          why[reasons] = (why[reasons] ?? 0) + 1;
+        }
       });
     });
     req.on('error', () => { open--; failed++; });
@@ -147,15 +152,15 @@ async function load(until: Promise<unknown>): Promise<{ latencies: number[]; deg
     }, 2);
   });
   for (let i = 0; i < 500 && open > 0; i++) await new Promise((r) => setTimeout(r, 10));
-  return { latencies, degraded, failed };
+  return { latencies, degraded, failed, why };
 }
 
-function summarise(phase: string, run: { latencies: number[]; degraded: number; failed: number }, ingest: { seconds: number; exit: number | null } | null): PhaseResult {
+function summarise(phase: string, run: { latencies: number[]; degraded: number; failed: number; why: Record<string, number> }, ingest: { seconds: number; exit: number | null } | null): PhaseResult {
   const sorted = [...run.latencies].sort((a, b) => a - b);
   const at = (q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
   return {
     phase, checks: sorted.length, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: Number((sorted[sorted.length - 1] ?? 0).toFixed(1)),
-    degraded: run.degraded, failed: run.failed, ingest_seconds: ingest ? Number(ingest.seconds.toFixed(1)) : null,
+    degraded: run.degraded, degraded_reasons: run.why, failed: run.failed, ingest_seconds: ingest ? Number(ingest.seconds.toFixed(1)) : null,
     ingest_exit: ingest?.exit ?? null, load_1m_end: Number((loadavg()[0] ?? 0).toFixed(2)),
   };
 }

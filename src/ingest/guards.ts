@@ -16,7 +16,7 @@ const UNGUARDED: ReadonlySet<SourceName> = new Set(['dnu']);
 const fileOf = (source: SourceName, freshness: SourceFreshness | undefined) => freshness?.file?.split(',')[0] || `--${source.replace(/_/g, '-')}`;
 
 /**
- * Per source: an empty file is refused; a source the serving snapshot has but this ingest leaves out is refused; a
+ * Per source: an empty file is refused (a do-not-use file only when the serving list was not empty); a source the serving snapshot has but this ingest leaves out is refused; a
  * row count more than `maxShrink` below the serving snapshot's for that source is refused. All unless `force`.
  * `only` limits the check to some sources (the census is checked after its pass, the others before it).
  */
@@ -28,7 +28,11 @@ export function checkSourceRows(
   const maxShrink = options.maxShrink ?? MAX_SHRINK;
   const sources = options.only ?? SOURCE_NAMES;
   // Every file given, of every source (the do-not-use file and OFAC alias files too): no data rows is refused.
+  // The do-not-use list of a broker with no bans is empty by right: accepted when the serving list was empty too
+  // (or there was none); an empty file where the serving snapshot had entries is still refused (a cut download).
+  const servingDnuEmpty = serving !== null && (serving.sources.dnu?.rows ?? 0) === 0;
   for (const file of options.files ?? []) {
+    if (file.source === 'dnu' && servingDnuEmpty) continue;
     if (sources.includes(file.source) && file.rows === 0) {
       throw new IngestError(file.path, null, null, `${file.source}: the file has no data rows; check the download or re-run with --force`);
     }

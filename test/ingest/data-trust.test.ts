@@ -88,6 +88,13 @@ describe('row guards', () => {
     expect(() => checkSourceRows({ dnu: { present: true, as_of: null, rows: 1 } }, meta({ dnu: 10 }), { force: false })).not.toThrow();
     expect(() => checkSourceRows({}, null, { force: false, files: [{ source: 'dnu', path: '/d/dnu.csv', rows: 0 }] })).toThrow(IngestError);
   });
+  it('accepts an empty do-not-use file without --force when the serving list was empty too (or there was none)', () => {
+    const empty = [{ source: 'dnu' as const, path: '/d/dnu.csv', rows: 0 }];
+    expect(() => checkSourceRows({ dnu: { present: true, as_of: null, rows: 0 } }, meta({ dnu: 0 }), { force: false, files: empty })).not.toThrow();
+    expect(() => checkSourceRows({ dnu: { present: true, as_of: null, rows: 0 } }, meta({ sam: 3 }), { force: false, files: empty, only: ['dnu'] })).not.toThrow();
+    expect(() => checkSourceRows({ dnu: { present: true, as_of: null, rows: 0 } }, meta({ dnu: 4 }), { force: false, files: empty }))
+      .toThrow('/d/dnu.csv: dnu: the file has no data rows; check the download or re-run with --force');
+  });
   it('refuses a census covering less than the authority file beyond 5%', () => {
     expect(() => checkCensusCoverage('c.csv', 1000, 50, { force: false })).not.toThrow();
     expect(() => checkCensusCoverage('c.csv', 1000, 51, { force: false }))

@@ -118,9 +118,6 @@ const REFUSALS: Refusal[] = [
   ['half SAM', { sam: F('sam-half.csv') }, {}, `sam-half.csv: sam: 2 rows is 33% below the serving snapshot's 3 (limit 10%); check the file or re-run with --force`],
   ['a list the serving snapshot has, left out', { sam: undefined }, {}, `--sam: sam: the serving snapshot has this source (3 rows) and this ingest leaves it out; pass the file or re-run with --force`],
   // 2. Impossible and future dates in every date field the ingest reads.
-  ['revocation SERVE_DATE impossible', { revocations: F('revocations-SERVE_DATE-impossible.csv') }, {}, `${F('revocations-SERVE_DATE-impossible.csv')}, row 2, field SERVE_DATE: not a date: "02/30/2026"`],
-  ['revocation SERVE_DATE future', { revocations: F('revocations-SERVE_DATE-future.csv') }, {}, `${F('revocations-SERVE_DATE-future.csv')}, row 2, field SERVE_DATE: date in the future: "01/01/2099"`],
-  ['revocation EFFECTIVE_DATE impossible', { revocations: F('revocations-EFFECTIVE_DATE-impossible.csv') }, {}, `${F('revocations-EFFECTIVE_DATE-impossible.csv')}, row 2, field EFFECTIVE_DATE: not a date: "00/10/2026"`],
   ['SAM Termination Date impossible', { sam: F('sam-Termination_Date-impossible.csv') }, {}, `${F('sam-Termination_Date-impossible.csv')}, row 2, field Termination Date: not a date: "02/30/2026"`],
   ['SAM Creation_Date impossible', { sam: F('sam-Creation_Date-impossible.csv') }, {}, `${F('sam-Creation_Date-impossible.csv')}, row 2, field Creation_Date: not a date: "2026-02-30"`],
   ['SAM Creation_Date future', { sam: F('sam-Creation_Date-future.csv') }, {}, `${F('sam-Creation_Date-future.csv')}, field Creation_Date: newest Creation_Date is in the future: "2099-01-01"`],
@@ -136,7 +133,7 @@ const REFUSALS: Refusal[] = [
     `${GOOD_FILES.ofacSdn}: no as-of date: the file carries none; pass --as-of-source ofac_sdn=YYYY-MM-DD (the date it was published) or put that date in the file name`],
 ];
 
-// 5. A row that cannot be read (an impossible or future date in a census, insurance or OOS row) is set aside: the
+// 5. A row that cannot be read (an impossible or future date in a census, insurance, revocation or OOS row) is set aside: the
 // ingest is accepted, the report names file, row, field and why, and the carrier the row belongs to fails closed.
 const SET_ASIDE: Refusal[] = [
   ['census MCS150_DATE impossible', { census: F('census-MCS150_DATE-impossible.csv') }, {}, `${F('census-MCS150_DATE-impossible.csv')}, row 2, field MCS150_DATE: not a date: "20260230"`],
@@ -151,6 +148,9 @@ const SET_ASIDE: Refusal[] = [
   ['OOS_DATE impossible', { oos: F('oos-OOS_DATE-impossible.csv') }, {}, `${F('oos-OOS_DATE-impossible.csv')}, row 3, field OOS_DATE: not a date: "2026-02-30"`],
   ['OOS_DATE future', { oos: F('oos-OOS_DATE-future.csv') }, {}, `${F('oos-OOS_DATE-future.csv')}, row 3, field OOS_DATE: date in the future: "2099-01-01"`],
   ['OOS RESCIND_DATE impossible', { oos: F('oos-RESCIND_DATE-impossible.csv') }, {}, `${F('oos-RESCIND_DATE-impossible.csv')}, row 2, field RESCIND_DATE: not a date: "2026-13-01"`],
+  ['revocation SERVE_DATE impossible', { revocations: F('revocations-SERVE_DATE-impossible.csv') }, {}, `${F('revocations-SERVE_DATE-impossible.csv')}, row 2, field SERVE_DATE: not a date: "02/30/2026"`],
+  ['revocation SERVE_DATE future', { revocations: F('revocations-SERVE_DATE-future.csv') }, {}, `${F('revocations-SERVE_DATE-future.csv')}, row 2, field SERVE_DATE: date in the future: "01/01/2099"`],
+  ['revocation EFFECTIVE_DATE impossible', { revocations: F('revocations-EFFECTIVE_DATE-impossible.csv') }, {}, `${F('revocations-EFFECTIVE_DATE-impossible.csv')}, row 2, field EFFECTIVE_DATE: not a date: "00/10/2026"`],
 ];
 
 describe('an unreadable row is set aside: accepted, listed in the report, its carrier fails closed', () => {

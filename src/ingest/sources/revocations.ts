@@ -4,6 +4,7 @@
 import { readCsv } from '../csv.js';
 import { LEGACY_DATE_FORMATS, MOTUS_DATE_FORMATS } from './insurance.js';
 import { HeaderMap, looksLikeHeader, positionalReader, type RowReader } from '../fields.js';
+import { readOrQuarantine } from '../quarantine.js';
 import { earlier, mcKey, SourceStats, type LoadContext } from './common.js';
 
 export interface RevocationInfo {
@@ -81,21 +82,25 @@ export async function loadRevocations(file: string, context: LoadContext, stats:
     }
     stats.rows += 1;
     const fields: RowReader = header ? header.reader(row, cells) : positionalReader(file, row, cells, LEGACY, LEGACY.length, LEGACY_DATE_FORMATS);
-    // Serve date: when the order was sent, so the newest one dates the file's content.
-    stats.seen(fields.pastDate('SERVE_DATE', context.nowMs));
-    const mc = mcKey(fields.text('DOCKET_NUMBER'));
-    if (mc === null) { stats.skip('not an MC docket'); continue; }
-    if (!isCarrierAuthority(fields.text('TYPE'))) { stats.skip('broker authority'); continue; }
-    const type = fields.text('REVOCATION_TYPE');
-    const kind = revocationKind(type);
-    if (kind === 'voluntary') { stats.skip('voluntary'); continue; }
-    if (kind === 'unknown') unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
-    const effective = fields.date('EFFECTIVE_DATE');
-    const info = byMc.get(mc) ?? { pendingOn: null, revokedOn: null };
-    byMc.set(mc, info);
-    if (effective === null) info.pendingOn = info.pendingOn ?? '';
-    else if (effective > context.today) info.pendingOn = info.pendingOn === '' ? effective : earlier(info.pendingOn, effective);
-    else if (!info.revokedOn || effective > info.revokedOn) info.revokedOn = effective;
+    // A row whose values cannot be read (an impossible or future date) is set aside: its carrier fails closed
+    // (carrier_record_unreadable) instead of one row refusing the whole ingest.
+    readOrQuarantine(context.quarantine, 'revocations', () => {
+      // Serve date: when the order was sent, so the newest one dates the file's content.
+      stats.seen(fields.pastDate('SERVE_DATE', context.nowMs));
+      const mc = mcKey(fields.text('DOCKET_NUMBER'));
+      if (mc === null) { stats.skip('not an MC docket'); return; }
+      if (!isCarrierAuthority(fields.text('TYPE'))) { stats.skip('broker authority'); return; }
+      const type = fields.text('REVOCATION_TYPE');
+      const kind = revocationKind(type);
+      if (kind === 'voluntary') { stats.skip('voluntary'); return; }
+      const effective = fields.date('EFFECTIVE_DATE');
+      if (kind === 'unknown') unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
+      const info = byMc.get(mc) ?? { pendingOn: null, revokedOn: null };
+      byMc.set(mc, info);
+      if (effective === null) info.pendingOn = info.pendingOn ?? '';
+      else if (effective > context.today) info.pendingOn = info.pendingOn === '' ? effective : earlier(info.pendingOn, effective);
+      else if (!info.revokedOn || effective > info.revokedOn) info.revokedOn = effective;
+    }, () => ({ mc: mcKey(fields.text('DOCKET_NUMBER')) }));
   }
   if (unknownTypes.size > 0) {
     const total = [...unknownTypes.values()].reduce((sum, count) => sum + count, 0);
