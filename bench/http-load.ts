@@ -28,12 +28,11 @@
 // before the rounds and after each restart: 2).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { parseAllDocuments } from 'yaml';
 import { KeyAdmin } from '../src/auth/key-store.js';
 import { DEFAULT_RULE_SET, SOURCE_NAMES } from '../src/core/ruleset.js';
 import { deleteByPrefix } from '../src/redis/delete-by-prefix.js';
@@ -42,6 +41,7 @@ import { publishRuleSet } from '../src/store/rulesets.js';
 import { newSnapshotVersion, SnapshotWriter } from '../src/store/snapshot-writer.js';
 import { cleanCarrier } from '../test/helpers/harness.js';
 import { PrivateRedis } from '../test/helpers/private-redis.js';
+import { apiNodeOptions } from './api-node-options.js';
 import { baselineEnv, baselineNodeArgs, describeBaseline, nodeOptions } from './baseline-options.js';
 import type { ChildStats } from './child-stats.js';
 import { goalsTable, issueGoals, median } from './goals.js';
@@ -173,23 +173,9 @@ interface Child {
 // BENCH_STDOUT=FILE keeps the servers' stdout instead (e.g. with BENCH_NODE_ARGS=--trace-gc).
 const devNull = openSync(env.BENCH_STDOUT ?? '/dev/null', 'w');
 
-/**
- * The API pods' Node options (k8s/api.yaml: the API container's NODE_OPTIONS and the node flags of its command):
- * every server of the bench runs with them, the service as production starts it and the others on the same terms
- * (BENCH_K8S_NODE_OPTIONS=0: none).
- */
-function apiNodeOptions(): string[] {
-  if (env.BENCH_K8S_NODE_OPTIONS === '0') return [];
-  const deployment = parseAllDocuments(readFileSync(`${ROOT}/k8s/api.yaml`, 'utf8')).map((document) => document.toJS() as unknown)
-    .find((doc) => (doc as { kind?: string } | null)?.kind === 'Deployment') as
-    { spec: { template: { spec: { containers: Array<{ name: string; command?: string[]; env?: Array<{ name: string; value?: string }> }> } } } } | undefined;
-  const api = deployment?.spec.template.spec.containers.find((container) => container.name === 'api');
-  const nodeOptions = api?.env?.find((entry) => entry.name === 'NODE_OPTIONS')?.value;
-  if (api === undefined || nodeOptions === undefined) throw new Error('k8s/api.yaml: no NODE_OPTIONS for the API container');
-  const flags = api.command?.[0] === 'node' ? api.command.slice(1, -1) : [];
-  return [...nodeOptions.trim().split(/\s+/), ...flags];
-}
-const API_NODE_OPTIONS = apiNodeOptions();
+// The API pods' Node options: every server of the bench runs with them, the service as production starts it and the
+// others on the same terms (BENCH_K8S_NODE_OPTIONS=0: none).
+const API_NODE_OPTIONS = apiNodeOptions(ROOT);
 
 /** Starts a bench server in its own process (pinned to CPU 0) and waits for it to report its port. */
 function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {

@@ -23,6 +23,10 @@ import { toVerdict } from '../../src/decisions/decision-id.js';
 import { decodeCarrier, encodeCarrier, NOT_FOUND } from '../../src/store/carrier-codec.js';
 import { cleanCarrier } from '../../test/helpers/harness.js';
 import { Command } from 'ioredis';
+import { compilePolicy } from '../../src/policy/apply.js';
+import { OverrideEffect } from '../../src/overrides/effect.js';
+import { toActive, type OverrideRecord } from '../../src/overrides/model.js';
+import { OverrideRegistry } from '../../src/overrides/registry.js';
 import { measure, report, type MicroResult } from './harness.js';
 
 const nowMs = Date.now();
@@ -74,6 +78,31 @@ const unknownFresh = () => {
   const mc = nextUnknown();
   return toVerdict(decide(unknownInput), mc, nowMs, false);
 };
+// An account with a published policy (stricter insurance and authority age, still met by the clean carrier): the
+// cache-hot step decides with the policy's compiled rule set instead of the global one.
+const policyRuleset = compilePolicy({
+  account: 'acct', version: 1, sha256: 'x', published_at: iso, published_by: null,
+  policy: { insurance: { min_bipd_usd: 900_000 }, authority: { min_age_days: 180 } },
+}, ruleset).ruleset;
+const policyFacts: CarrierFacts = { ...hotFacts, ruleset: policyRuleset };
+if (assess(policyFacts, hotAsker, settle).tier !== assess(hotFacts, hotAsker, settle).tier) throw new Error('the policy should not change the clean carrier\'s tier');
+// A conditional verdict (MCS-150 overdue) and the overrides step every recorded check runs for that tier: an
+// account with none, with one covering it, and with 1,000 (one per carrier; the registry is keyed by account and MC).
+const reviewInput = input(cleanCarrier('900000', { mcs150_date: '2019-01-01' }));
+const reviewVerdict = toVerdict(templates.settleInput(reviewInput, '900000'), '900000', nowMs, true);
+if (reviewVerdict.tier !== 'conditional') throw new Error(`the MCS-150 carrier should be conditional: ${JSON.stringify(reviewVerdict.reasons)}`);
+const overrideOn = (account: string, mc: string): OverrideRecord => ({
+  id: `ov_${account}_${mc}`, account, kind: 'override', status: 'active', mc_number: mc, dot_number: null, legal_name: null,
+  reasons: ['mcs150_outdated'], scope: { until: '2099-01-01T00:00:00Z' }, reason_code: 'verified_with_carrier', note: null,
+  requested_by: 'Ann Lee', requested_at: iso, approved_by: 'Bob Ray', approved_at: iso, expires_at: '2099-01-01T00:00:00Z',
+  names_fingerprint: null, bindings: [], decision_id: null, closed_at: null, closed_by: null, closed_note: null, updated_at: iso,
+});
+const registry = new OverrideRegistry();
+registry.replace([toActive(overrideOn('one', '900000')), ...Array.from({ length: 1000 }, (_, index) => toActive(overrideOn('many', String(900_000 + index))))]);
+const effect = new OverrideEffect(registry, { note: () => undefined }, { report: () => undefined }, () => nowMs);
+if (!effect.apply(reviewVerdict, 'one', null, 'check').eligible || !effect.apply(reviewVerdict, 'many', null, 'check').eligible) {
+  throw new Error('the override should lift the conditional verdict');
+}
 const recordContext = { kind: 'check' as const, keyId: 'abcdefabcdef', account: 'acme', requestId: 'rAbCdEfGh.1a2b', reference: null, jobId: null, row: null };
 // A found carrier as a snapshot hash stores it (dates as base-36 day numbers).
 const storedCarrier = encodeCarrier(cleanCarrier('123456'));
@@ -112,6 +141,14 @@ const results: MicroResult[] = [
   measure('decide: templates.settleInput alone (reference)', () => templates.settleInput({
     lookup, ruleset, snapshot, backendAvailable: true, maxDataAgeSeconds: 172_800, nowMs, onDoNotUseList: noneListed.has('123456', nowMs),
   }, '123456'), { note: 'the same step without assess(): its price is the difference' }),
+  measure('decide: assess() with templates, an account with a policy', () => assess(policyFacts, hotAsker, settle),
+    { note: 'the cache-hot step with the policy\'s compiled rule set (its own templates)' }),
+  measure('overrides: OverrideEffect.apply(conditional verdict), account without overrides', () => effect.apply(reviewVerdict, 'none', null, 'check'),
+    { note: 'one Map lookup; the review sighting is a no-op here' }),
+  measure('overrides: OverrideEffect.apply(conditional verdict), one covering override', () => effect.apply(reviewVerdict, 'one', null, 'check'),
+    { note: 'coverage and the lifted verdict (a new object)' }),
+  measure('overrides: OverrideEffect.apply(conditional verdict), account with 1,000 overrides', () => effect.apply(reviewVerdict, 'many', null, 'check'),
+    { note: 'the same work: the registry is keyed by account and MC' }),
   measure('serialise: templates.settleInput + serialiseVerdict', () => serialiseVerdict(toVerdict(templates.settleInput(clean, '123456'), '123456', nowMs, true)), { note: 'the cache-hot path: evidence only on a template miss' }),
   measure('serialise: serialiseVerdict(templated verdict)', () => serialiseVerdict(templated)),
   measure('serialise: verdictBytes(templated).writeTo(send buffer)', () => templatedBytes.writeTo(sendBuffer), { note: 'the template\'s body copied into a buffer' }),
