@@ -72,6 +72,19 @@ const monitoringSchemas = {
       data_as_of: { type: ['string', 'null'], format: 'date-time' },
       effective_on: { type: ['string', 'null'], description: 'carrier.at_risk only: the date the pending cancellation or revocation takes effect' },
       degraded_reasons: { type: 'array', items: schemaRef('ReasonCode'), description: 'screening.degraded / screening.restored only' },
+      changes: {
+        type: 'array', description: 'identity.changed only: the census identity fields that changed (docs/identity.md)',
+        items: {
+          type: 'object', required: ['field', 'kind', 'before', 'after', 'snapshot', 'seen_on', 'first_seen_on'],
+          properties: {
+            field: { type: 'string', enum: ['legal_name', 'dba_name', 'phone', 'cell_phone', 'email', 'physical_address', 'mailing_address', 'officers'] },
+            kind: { type: 'string', enum: ['name', 'contact', 'address', 'officers'] },
+            before: { type: ['string', 'null'], description: 'normalised; null when only a fingerprint of it was kept' },
+            after: { type: 'string' },
+            snapshot: { type: 'string' }, seen_on: { type: 'string', format: 'date' }, first_seen_on: { type: ['string', 'null'], format: 'date' },
+          },
+        },
+      },
     },
   },
   WatchRefBody: fromZod(watchRefBody),

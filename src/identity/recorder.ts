@@ -26,7 +26,10 @@ export const HISTORY_MAX = 200;
 const KIND_CODE = { name: 'n', contact: 'c', address: 'a' } as const;
 const PART = { c: 'contact', a: 'address', n: 'name' } as const;
 
-interface Pending { line: string; changes: Array<Omit<IdentityChange, 'snapshot' | 'seen_on'>> }
+interface Pending { line: string; mcs: readonly number[]; changes: Array<Omit<IdentityChange, 'snapshot' | 'seen_on'>> }
+
+/** Entries the change stream keeps (about: XADD trims approximately): far more than one day's changes. */
+export const CHANGE_STREAM_MAX = 200_000;
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
@@ -110,7 +113,7 @@ export class IdentityRecorder implements IdentitySink {
       });
       const line = encodeIdentity(stored, status.status, recent);
       // Changes wait for the flip (abort-safe); a status move, pruning or an older line's format is written now.
-      if (changes.length > 0) this.pending.set(row.dot, { line, changes });
+      if (changes.length > 0) this.pending.set(row.dot, { line, mcs: row.mcs, changes });
       else if (line !== reply) writes.push(['HSET', this.keys.current(identityBucket(row.dot)), String(row.dot), line]);
       const found = toSignals(recent);
       if (found !== null) signals.set(row.dot, found);
@@ -165,6 +168,8 @@ export class IdentityRecorder implements IdentitySink {
         commands.push(['RPUSH', this.keys.history(dot), ...entries]);
         commands.push(['LTRIM', this.keys.history(dot), -HISTORY_MAX, -1]);
         commands.push(['HSET', this.keys.current(identityBucket(dot)), String(dot), p.line]);
+        commands.push(['XADD', this.keys.changes, 'MAXLEN', '~', CHANGE_STREAM_MAX, '*', 'dot', String(dot), 'mcs', p.mcs.join(','),
+          'snapshot', info.version, 'seen_on', info.asOf, 'changes', `[${entries.join(',')}]`]);
       });
       await sendKeyed(this.redis, commands);
     }
@@ -178,4 +183,31 @@ export class IdentityRecorder implements IdentitySink {
 export async function readHistory(redis: RedisClient, keys: IdentityKeys, dot: string): Promise<IdentityChange[]> {
   const raw = await redis.lrange(keys.history(dot), 0, -1);
   return raw.map(decodeChange).filter((c): c is IdentityChange => c !== null);
+}
+
+/** One entry of the change stream: a carrier's changes seen by one ingest. */
+export interface RecordedChanges { id: string; dot: string; mcs: string[]; changes: IdentityChange[] }
+
+function decodeEntry([id, fields]: [string, string[]]): RecordedChanges {
+  const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+  let changes: IdentityChange[] = [];
+  try {
+    const raw = JSON.parse(field('changes')) as unknown;
+    if (Array.isArray(raw)) changes = raw.map((item) => decodeChange(JSON.stringify(item))).filter((c): c is IdentityChange => c !== null);
+  } catch {
+    changes = [];
+  }
+  return { id, dot: field('dot'), mcs: field('mcs').split(',').filter(Boolean), changes };
+}
+
+/** Entries after stream id `after` (exclusive), oldest first. */
+export async function readRecordedChanges(redis: RedisClient, keys: IdentityKeys, after: string, count: number): Promise<RecordedChanges[]> {
+  const entries = await redis.xrange(keys.changes, `(${after}`, '+', 'COUNT', count);
+  return entries.map(decodeEntry);
+}
+
+/** The id of the newest entry ('0-0' when the stream is empty): where a reader that starts now begins. */
+export async function lastRecordedChange(redis: RedisClient, keys: IdentityKeys): Promise<string> {
+  const [newest] = await redis.xrevrange(keys.changes, '+', '-', 'COUNT', 1);
+  return newest?.[0] ?? '0-0';
 }

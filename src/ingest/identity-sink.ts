@@ -10,6 +10,8 @@ export interface IdentityObservation {
   identity: IdentityValues;
   /** Census STATUS_CODE A (true), I (false), blank (null). */
   active: boolean | null;
+  /** The MC dockets of the DOT (census and authority file): monitoring names watched carriers by MC. */
+  mcs: readonly number[];
 }
 
 export interface IdentitySink {

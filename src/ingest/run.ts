@@ -404,14 +404,18 @@ async function writeCarriers(
   const flush = async () => {
     const rows = chunk;
     chunk = [];
-    const signals = options.identity
-      ? await options.identity.observe(rows.map((row): IdentityObservation => ({
-        dot: row.dot, identity: row.identity, active: row.status === 'A' ? true : row.status === 'I' ? false : null,
-      })), nowMs)
-      : null;
-    for (const row of rows) {
+    const dockets = rows.map((row) => {
       const mcs = new Set(row.mcs);
       for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
+      return mcs;
+    });
+    const signals = options.identity
+      ? await options.identity.observe(rows.map((row, i): IdentityObservation => ({
+        dot: row.dot, identity: row.identity, active: row.status === 'A' ? true : row.status === 'I' ? false : null, mcs: [...dockets[i] ?? []],
+      })), nowMs)
+      : null;
+    for (const [i, row] of rows.entries()) {
+      const mcs = dockets[i] ?? new Set<number>();
       if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
       for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName }, signals?.get(row.dot));
     }

@@ -55,6 +55,8 @@ export interface DetectorOptions {
   metrics?: MonitoringMetrics;
   /** Account policies and overrides (absent: every account decides like the global rule set). */
   accounts?: AccountSources;
+  /** identity.changed events (src/monitoring/identity-events.ts), emitted whatever the verdicts do. */
+  identity?: { emit(nowMs: number): Promise<number> };
 }
 
 export interface TickStats {
@@ -147,6 +149,7 @@ export class ChangeDetector {
     const stats: TickStats = { decided: 0, changed: 0, events: 0 };
     if (!state.redisUp) return { ...stats, skipped: 'backend' };
     const nowMs = this.now();
+    if (this.options.identity) stats.events += await this.options.identity.emit(nowMs);
     const { snapshot, ruleset } = state;
     const processed = await redis.hgetall(mkeys.detector);
     const degraded = degradedReasons({ backendAvailable: true, ruleset, snapshot, maxDataAgeSeconds: this.options.maxDataAgeSeconds, nowMs });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 export const EVENT_TYPES = [
   'verdict.changed', 'carrier.at_risk', 'screening.degraded', 'screening.restored',
-  'review.opened', 'override.activated', 'override.expired', 'override.invalidated', 'override.revoked',
+  'identity.changed', 'review.opened', 'override.activated', 'override.expired', 'override.invalidated', 'override.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -104,10 +104,24 @@ export interface MonitoringEvent {
   degraded_reasons?: Reason[];
   /** override.* events: the override or clearance (src/overrides). */
   override?: OverrideEventDetail;
+  /** identity.changed: the census identity fields that changed, with before and after values. */
+  changes?: IdentityChangeDetail[];
   /** review.opened: the review item's id. */
   review_id?: string;
   /** verdict.changed to a verdict the account's overrides and clearances lift: the ones that cover it. */
   overrides?: VerdictOverride[];
+}
+
+/** One changed identity field (src/identity): normalised values; before is null when only a fingerprint was kept. */
+export interface IdentityChangeDetail {
+  field: string;
+  kind: string;
+  before: string | null;
+  after: string;
+  /** The snapshot version whose ingest saw it, the census's as-of date and the day that ingest ran. */
+  snapshot: string;
+  seen_on: string;
+  first_seen_on: string | null;
 }
 
 export interface OverrideEventDetail {

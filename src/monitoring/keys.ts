@@ -67,6 +67,8 @@ export function monitoringKeys(prefix: string) {
     accountBaseline: (index: number) => shard(index, 'abaseline'),
     /** Zset MC → ms: when the carrier's verdict may next change by the passing of time alone. */
     schedule: (index: number) => shard(index, 'schedule'),
+    /** String: the last identity change stream entry turned into identity.changed events (src/monitoring/identity-events.ts). */
+    identityCursor: ctl('identity:cursor'),
     /** Set of carriers newly watched that still need a baseline (no event for the first observation). */
     fresh: (index: number) => shard(index, 'fresh'),
     /** Set of accounts that watch carriers or have endpoints (screening-degraded events go to all of them). */

@@ -1,6 +1,7 @@
 // Builds the monitoring feature from the composition root's parts: the API routes (request-path connection),
 // and in the worker role the change detector (one leader at a time) and the webhook deliverers, both on
 // patient connections of their own (a worker waits through Redis restarts rather than failing fast).
+import { IdentityEvents } from './identity-events.js';
 import type { CallGate } from '../auth/call-gate.js';
 import type { Config } from '../config.js';
 import { DecisionRecorder } from '../decisions/index.js';
@@ -96,7 +97,7 @@ export function startMonitoringWorker(parts: MonitoringParts): RunningMonitoring
   });
   const detector = new DetectorLoop(new ChangeDetector({
     redis, keys, mkeys, state: parts.state, watch, events, recorder, maxDataAgeSeconds: config.MAX_DATA_AGE_SECONDS, log, metrics,
-    accounts: parts.monitoringSources, now: parts.now,
+    accounts: parts.monitoringSources, now: parts.now, identity: new IdentityEvents(redis, config.REDIS_PREFIX, mkeys, watch, events),
   }), redis, mkeys.leader, mkeys.accounts, config.MONITORING_POLL_MS, log, metrics);
   const sender = new WebhookSender(config.WEBHOOK_ALLOW_PRIVATE, config.WEBHOOK_TIMEOUT_MS);
   const deliverer = new WebhookDeliverer({

@@ -14,6 +14,13 @@ import {
 } from '../../src/identity/index.js';
 import { runIngest, type IngestFiles, type IngestReport } from '../../src/ingest/run.js';
 import { sampleSourceAsOf, writeSampleFiles } from '../../src/ingest/sample.js';
+import { createLogger } from '../../src/log.js';
+import { ChangeDetector } from '../../src/monitoring/detector.js';
+import { EventStore } from '../../src/monitoring/event-store.js';
+import { IdentityEvents } from '../../src/monitoring/identity-events.js';
+import { monitoringKeys } from '../../src/monitoring/keys.js';
+import { WatchListStore } from '../../src/monitoring/watchlist.js';
+import { publishRuleSet } from '../../src/store/rulesets.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
@@ -37,7 +44,7 @@ function fresh(): { prefix: string; keys: RedisKeys; identity: IdentityKeys } {
 }
 
 /** Census cells to set, by MC (the sample's plain MC rows: DOCKET1PREFIX MC). */
-type Plants = Record<string, Partial<Record<'PHONE' | 'CELL_PHONE' | 'EMAIL_ADDRESS' | 'PHY_STREET' | 'LEGAL_NAME' | 'STATUS_CODE', string>>>;
+type Plants = Record<string, Partial<Record<'PHONE' | 'CELL_PHONE' | 'EMAIL_ADDRESS' | 'PHY_STREET' | 'LEGAL_NAME' | 'STATUS_CODE' | 'COMPANY_OFFICER_1', string>>>;
 
 /** The sample files dated for nowMs, with the planted census cells. */
 async function sampleFor(name: string, nowMs: number, plants: Plants): Promise<IngestFiles> {
@@ -184,5 +191,43 @@ describe('identity signals', () => {
       ['email', 'ops@first.example', 'ops@taken-over.example', new Date(t2).toISOString().slice(0, 10)],
       ['phone', '', '4805550111', new Date(t3).toISOString().slice(0, 10)],
     ]);
+  });
+
+  it('monitoring: a watched carrier gets identity.changed with before and after, also when its verdict stays the same', async () => {
+    const { prefix, keys, identity } = fresh();
+    const mkeys = monitoringKeys(prefix);
+    const watch = new WatchListStore(redis, mkeys);
+    const events = new EventStore(redis, mkeys, 30 * DAY);
+    const nowMs = Date.now();
+    const first = await ingest(keys, identity, await sampleFor('mon1', nowMs, { 300050: { COMPANY_OFFICER_1: 'JANE ROE' }, 300052: { PHONE: '6025550170' } }), nowMs);
+    const state = { snapshot: first.meta, ruleset: await publishRuleSet(redis, keys, DEFAULT_RULE_SET, nowMs), redisUp: true };
+    const detector = new ChangeDetector({
+      redis, keys, mkeys, state, watch, events, recorder: null, maxDataAgeSeconds: 30 * 86_400, log: createLogger('silent', 'test'),
+      now: () => nowMs + 2000, identity: new IdentityEvents(redis, prefix, mkeys, watch, events),
+    });
+    await watch.add('acme', [{ mc: '300050', ref: null }, { mc: '300052', ref: null }], 100);
+    await detector.tick();
+    expect(await events.after('acme', null, 100)).toEqual([]);
+
+    const second = await ingest(keys, identity, await sampleFor('mon2', nowMs + 1000, {
+      300050: { COMPANY_OFFICER_1: 'JOHN DOE' }, 300051: { EMAIL_ADDRESS: 'unwatched@x.example' }, 300052: { PHONE: '4805550177' },
+    }), nowMs + 1000);
+    expect(second.identity?.carriers).toBe(3);
+    state.snapshot = second.meta;
+    await detector.tick();
+    const feed = (await events.after('acme', null, 100)).map((entry) => entry.event);
+    const identityEvents = feed.filter((event) => event.type === 'identity.changed');
+    expect(identityEvents.map((event) => ({ mc: event.mc, changes: event.changes?.map(({ field, kind, before, after, snapshot }) => ({ field, kind, before, after, snapshot })) })))
+      .toEqual([
+        // Officers are kept as a fingerprint only: their first change has no before value (docs/identity.md).
+        { mc: '300050', changes: [{ field: 'officers', kind: 'officers', before: null, after: 'JOHN DOE', snapshot: second.version }] },
+        { mc: '300052', changes: [{ field: 'phone', kind: 'contact', before: '6025550170', after: '4805550177', snapshot: second.version }] },
+      ]);
+    // The officer change leaves the verdict as it was; the phone change adds recent_contact_change.
+    const verdicts = feed.filter((event) => event.type === 'verdict.changed');
+    expect(verdicts.map((event) => [event.mc, event.reasons_added.map((added) => added.reason)])).toEqual([['300052', ['recent_contact_change']]]);
+    // Nothing twice: the cursor moved.
+    await detector.tick();
+    expect((await events.after('acme', null, 100)).length).toBe(feed.length);
   });
 });
