@@ -118,10 +118,13 @@ function significant(name: PreparedName): number[] {
   return name.identifying.length > 0 ? name.identifying : name.tokens.map((_, i) => i);
 }
 
+/** Slots per list name in the flat prefix-sum array: a name has at most 10 tokens (score.ts MAX_TOKENS), plus the 0. */
+const PREFIX_STRIDE = 11;
+
 /** Upper bound of a candidate's score (see candidates()). */
-function scoreBound(prefix: Float64Array, shared: number, count: number, carrierDenominator: number, individual: boolean): number {
-  const listTotal = prefix[prefix.length - 1]!;
-  const unmatchedList = prefix[Math.max(0, prefix.length - 1 - count)]!;
+function scoreBound(prefix: Float64Array, base: number, tokens: number, shared: number, count: number, carrierDenominator: number, individual: boolean): number {
+  const listTotal = prefix[base + tokens]!;
+  const unmatchedList = prefix[base + Math.max(0, tokens - count)]!;
   const discount = individual ? unmatchedList / 2 : 0;
   return (shared + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
 }
@@ -143,7 +146,9 @@ export class WatchlistIndex {
   private nameKeys = new Map<string, number[]>();
   private namePostings = new Map<string, Int32Array>();
   /** Per list name, prefix sums of its token weights in ascending order: [0, lightest, lightest two, ...]. */
-  private lightestPrefix: Float64Array[] = [];
+  private lightestPrefix = new Float64Array(0);
+  /** Per list name, how many tokens it has (0: nothing left after normalisation). */
+  private tokenCount = new Uint8Array(0);
   private tokenCache = new Map<string, Int32Array>();
   /** Carrier tokens equal to (or one edit from) a list token too common to walk: they may pair all the same. */
   private unwalked = new Set<string>();
@@ -246,7 +251,9 @@ export class WatchlistIndex {
     this.tokenKeys = new Map();
     this.skeletonKeys = new Map();
     this.nameKeys = new Map();
-    this.lightestPrefix = new Array<Float64Array>(this.names.length);
+    // One flat array, PREFIX_STRIDE slots per list name: the candidate loop reads it without chasing objects.
+    this.lightestPrefix = new Float64Array(this.names.length * PREFIX_STRIDE);
+    this.tokenCount = new Uint8Array(this.names.length);
     this.tokenCache = new Map();
     this.unwalked = new Set();
     const pushKey = (map: Map<string, number[]>, key: string, id: number) => {
@@ -300,9 +307,9 @@ export class WatchlistIndex {
         if (reordered) pushKey(this.nameKeys, `c${reordered.compact}`, id);
       }
       const ascending = Float64Array.from(prepared.weights).sort();
-      const prefix = new Float64Array(ascending.length + 1);
-      for (let k = 0; k < ascending.length; k++) prefix[k + 1] = prefix[k]! + ascending[k]!;
-      this.lightestPrefix[id] = prefix;
+      const base = id * PREFIX_STRIDE;
+      for (let k = 0; k < ascending.length; k++) this.lightestPrefix[base + k + 1] = this.lightestPrefix[base + k]! + ascending[k]!;
+      this.tokenCount[id] = ascending.length;
     });
     // Typed postings: every list the hot loop walks is an Int32Array (one array shape for the JIT).
     this.namePostings = new Map([...this.nameKeys].map(([key, ids]) => [key, Int32Array.from(ids)]));
@@ -488,7 +495,7 @@ export class WatchlistIndex {
     const q = this.query;
     const touched: number[] = [];
     const keyTokens = significant(carrier);
-    const { stamp, mask } = this;
+    const { stamp, mask, lightestPrefix: prefix } = this;
     const weights = carrier.weights;
     // Each candidate collects a bit per carrier token it shares (bit 30: the whole name without spaces).
     const touchAll = (ids: Int32Array, bits: number) => {
@@ -546,8 +553,9 @@ export class WatchlistIndex {
       loose[i] = nearGeneric(folded) ? 1 : this.unwalked.has(folded) ? 2 : folded.length >= 8 ? 3 : 0;
     }
     for (const id of touched) {
-      const prefix = this.lightestPrefix[id];
-      if (!prefix) continue;
+      const tokens = this.tokenCount[id]!;
+      if (tokens === 0) continue;
+      const base = id * PREFIX_STRIDE;
       // Identifying-token weight only: generic tokens were counted once above.
       // Carrier trade words pair only with the list's own trade words (they must be near-identical).
       let listGeneric = this.genericTokens[id]!;
@@ -576,8 +584,8 @@ export class WatchlistIndex {
       const mayContain = individual
         ? identifyingShared >= 2
         : identifyingShared >= Math.max(1, this.identifyingCount[id]!);
-      const bound = scoreBound(prefix, shared, count, carrierDenominator, individual);
-      if (!compactHit && !mayContain && scoreBound(prefix, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
+      const bound = scoreBound(prefix, base, tokens, shared, count, carrierDenominator, individual);
+      if (!compactHit && !mayContain && scoreBound(prefix, base, tokens, shared + looseShared, count + looseCount, carrierDenominator, individual) < cut) continue;
       ranked.push([id, compactHit ? 2 : mayContain && this.containable[id] === 1 ? Math.max(bound, CONTAINED_SCORE) : bound]);
     }
     ranked.sort((x, y) => y[1] - x[1]);
@@ -661,8 +669,11 @@ function informationUncached(token: string): number {
 
 const INITIAL_INFORMATION = 0.3;
 const isNumber = (token: string) => /^\d+$/.test(token);
-/** A list token a carrier may leave out without the name changing: particles, legal forms and single letters. */
-const optionalToken = (token: string) => isParticle(token) || LEGAL_FORMS.has(token) || (token.length === 1 && !isNumber(token));
+/**
+ * A list token a carrier may leave out without the name changing: particles and legal forms. A listed name's single
+ * letters are part of it (D S SUPERMARKET is not SUPERMARKET).
+ */
+const optionalToken = (token: string) => isParticle(token) || LEGAL_FORMS.has(token);
 
 /** How much of an entity's listed name the carrier name agrees with, and how (see matchOne). */
 interface Evidence {
