@@ -248,9 +248,10 @@ describe('49 U.S.C. 13905: a revocation that took effect is cleared only by a la
   });
 
   it('a reinstatement after the revocation clears it; a grant before it does not', async () => {
-    expect(brief(await verdict(keys, 930002))).toEqual({ tier: 'standard', reasons: [] });
+    // Cleared of the hard stop; a reinstatement inside the rule set's window is still an identity review.
+    expect(brief(await verdict(keys, 930002))).toEqual({ tier: 'conditional', reasons: ['authority_reactivated'] });
     expect(brief(await verdict(keys, 930003))).toEqual({ tier: 'blocked', reasons: ['authority_revoked'] });
-    expect(brief(await verdict(keys, 930004))).toEqual({ tier: 'standard', reasons: [] });
+    expect(brief(await verdict(keys, 930004))).toEqual({ tier: 'conditional', reasons: ['authority_reactivated'] });
   });
 
   it('Motus AuthHist: a status change to Active after the revocation clears it', async () => {
@@ -263,7 +264,7 @@ describe('49 U.S.C. 13905: a revocation that took effect is cleared only by a la
       ].join('\n') + '\n');
       return { ...files, authorityHistory: path };
     });
-    expect(brief(await verdict(motus, 930005))).toEqual({ tier: 'standard', reasons: [] });
+    expect(brief(await verdict(motus, 930005))).toEqual({ tier: 'conditional', reasons: ['authority_reactivated'] });
     expect(brief(await verdict(motus, 930006))).toEqual({ tier: 'blocked', reasons: ['authority_revoked'] });
   });
 });
