@@ -171,4 +171,6 @@ export interface SnapshotMeta {
   quarantined_rows?: number;
   /** The verdict mix the ingest found (eligible, per tier, per reason), for the next ingest's change guards. */
   verdicts?: { carriers: number; eligible: number; tiers: Record<string, number>; reasons: Record<string, number> };
+  /** Median of each amount field over the carriers that have one ("insurance.bipd_on_file_usd"), for the next ingest's plausibility guard. */
+  medians?: Record<string, number>;
 }

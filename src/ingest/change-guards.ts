@@ -161,3 +161,54 @@ export function verdictGuards(
   }
   return rows;
 }
+
+/** Amount fields whose median is compared with the serving snapshot's (a file in other units moves it wholesale). */
+export const MEDIAN_FIELDS = ['insurance.bipd_on_file_usd', 'insurance.bipd_required_usd'] as const;
+
+/** Counts of each value of one amount field; its median without keeping every value (amounts repeat a lot). */
+export class AmountTally {
+  private readonly counts = new Map<number, number>();
+  private total = 0;
+
+  add(value: number | null | undefined): void {
+    if (value === null || value === undefined || !(value > 0)) return;
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+    this.total += 1;
+  }
+
+  /** The lower median; null when no carrier has an amount. */
+  median(): number | null {
+    if (this.total === 0) return null;
+    let seen = 0;
+    for (const value of [...this.counts.keys()].sort((a, b) => a - b)) {
+      seen += this.counts.get(value) ?? 0;
+      if (seen * 2 >= this.total) return value;
+    }
+    return null;
+  }
+}
+
+/**
+ * Plausibility by distribution: an amount field whose median moved by `maxFactor` or more against the serving
+ * snapshot (either way) refuses, as `median:<field>`. A file re-exported in dollars instead of thousands, or read
+ * with the wrong --insurance-units, moves every amount 1,000×; real insurance markets move the median by percents.
+ */
+export function medianGuards(
+  now: Record<string, number>, before: Record<string, number> | undefined, maxFactor: number, fileOf: (key: string) => string,
+): GuardRow[] {
+  const rows: GuardRow[] = [];
+  const usd = (value: number) => `$${Math.round(value).toLocaleString('en-US')}`;
+  for (const [key, median] of Object.entries(now)) {
+    const old = before?.[key];
+    if (old === undefined || !(old > 0) || !(median > 0)) {
+      rows.push({ guard: `median:${key}`, before: old === undefined ? '-' : usd(old), after: usd(median), limit: 'no serving median', verdict: 'ok', file: fileOf(key) });
+      continue;
+    }
+    const factor = Math.max(median / old, old / median);
+    rows.push({
+      guard: `median:${key}`, before: usd(old), after: usd(median), limit: `< ${maxFactor}× either way`,
+      verdict: factor >= maxFactor ? 'refused' : 'ok', file: fileOf(key),
+    });
+  }
+  return rows;
+}

@@ -24,7 +24,7 @@ import {
 } from './load-sources.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
 import {
-  codedFieldGuards, DEFAULT_CHANGE_LIMITS, DEFAULT_VERDICT_LIMITS, enforceGuards, verdictGuards,
+  AmountTally, codedFieldGuards, DEFAULT_CHANGE_LIMITS, DEFAULT_VERDICT_LIMITS, enforceGuards, MEDIAN_FIELDS, medianGuards, verdictGuards,
   type ChangeLimits, type GuardRow, type Unblocked, type VerdictLimits, type VerdictMix,
 } from './change-guards.js';
 import { CodedFields } from './coded-fields.js';
@@ -78,11 +78,14 @@ export interface IngestOptions {
 
 export interface IngestLimits extends ChangeLimits, VerdictLimits {
   maxBipdUsd: number;
+  /** An amount field's median moving this many times (either way) against the serving snapshot refuses (`median:<field>`). */
+  maxMedianFactor: number;
   maxQuarantineShare: number;
 }
 
 export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   ...DEFAULT_CHANGE_LIMITS, ...DEFAULT_VERDICT_LIMITS, maxBipdUsd: DEFAULT_MAX_BIPD_USD, maxQuarantineShare: DEFAULT_MAX_QUARANTINE_SHARE,
+  maxMedianFactor: 5,
 };
 
 export interface IngestReport {
@@ -213,9 +216,16 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       const source = key.split('.')[0] as SourceName;
       return source === 'census' ? options.files.census : loaded.files.find((file) => file.source === source)?.path ?? source;
     };
+    const medians: Record<string, number> = {};
+    for (const [key, tally] of Object.entries(counts.amounts)) {
+      const median = tally.median();
+      if (median !== null) medians[key] = median;
+    }
     const verdicts: VerdictMix = { carriers: counts.carriers, eligible: counts.eligible, tiers: { ...counts.tiers }, reasons: { ...counts.reasons } as Record<string, number> };
     const guards = enforceGuards([
       ...codedFieldGuards(coded.toJSON(), currentMeta?.fields, limits, fileOf),
+      // The amounts' medians before the verdicts: a file in other units is the cause, the verdicts that move its effect.
+      ...medianGuards(medians, currentMeta?.medians, limits.maxMedianFactor, fileOf),
       ...verdictGuards(verdicts, currentMeta?.verdicts, unblocked, counts.newlyEligible.size, limits, options.files.census),
     ], options.accept ?? []);
     for (const name of guards.unused) warn(`--accept ${name}: no such guard was beyond its limit in this ingest`);
@@ -237,6 +247,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       fields: Object.fromEntries(Object.entries(coded.toJSON()).map(([key, { rows, blank, unknown }]) => [key, { rows, blank, unknown }])),
       quarantined_rows: quarantine.rows.length,
       verdicts,
+      medians,
     };
     const previous = await writer.commit(meta, Date.now(), options.graceMs ?? RETIRE_GRACE_MS, counts.notEligible.toBuffer(), release.token);
     removedVersions.push(...await sweepForIngest(redis, keys, { nowMs: Date.now(), maxVersions, own: version, reserve: 0 }, warn));
@@ -275,6 +286,8 @@ interface WriteCounts {
   newlyEligible: Set<number>;
   /** Bit per MC not eligible in this snapshot (stored with it for the next ingest). */
   notEligible: NumberBitmap;
+  /** Amount fields tallied for their medians (the plausibility guard). */
+  amounts: Record<(typeof MEDIAN_FIELDS)[number], AmountTally>;
 }
 
 async function writeCarriers(
@@ -289,6 +302,7 @@ async function writeCarriers(
   const counts: WriteCounts = {
     uncovered: 0, carriers: 0, ambiguous: 0, eligible: 0, reasons: {},
     tiers: { preferred: 0, standard: 0, conditional: 0, blocked: 0 }, newlyEligible: new Set(), notEligible: new NumberBitmap(),
+    amounts: { 'insurance.bipd_on_file_usd': new AmountTally(), 'insurance.bipd_required_usd': new AmountTally() },
   };
   const preferredBits = new NumberBitmap();
   /** The verdict mix moves with every write: `previous` undoes a carrier's earlier tier (ambiguous, merged duplicates). */
@@ -330,6 +344,8 @@ async function writeCarriers(
       const record: CarrierRecord = buildRecord(mc, census, identity, sources, signals);
       const reasons = carrierReasons(record, rules, nowMs);
       account(mc, record, reasons, false);
+      counts.amounts['insurance.bipd_on_file_usd'].add(record.insurance.bipd_on_file_usd);
+      counts.amounts['insurance.bipd_required_usd'].add(record.insurance.bipd_required_usd);
       if (reasons.length === 0) counts.eligible += 1;
       else tally(mc, reasons);
       // Only carriers with reasons are remembered, so this map stays small (it undoes counts if turned ambiguous).

@@ -139,6 +139,8 @@ beforeAll(async () => {
   // Class 4: amounts in the wrong units.
   await writeFile(files.dollars = join(dir, 'actpendinsur-dollars.txt'),
     (await readFile(GOOD_FILES.insurance!, 'utf8')).replace(/"0","(\d+)","/g, (_, k: string) => `"0","${Number(k) * 1000}","`));
+  await writeFile(files.tenfold = join(dir, 'actpendinsur-tenfold.txt'),
+    (await readFile(GOOD_FILES.insurance!, 'utf8')).replace(/"0","(\d+)","/g, (_, k: string) => `"0","${Number(k) * 10}","`));
   // Class 5: one unreadable row.
   files.noName = await rewriteCsv(census, 'census-one-empty-name.csv', (header, row) => {
     if (row?.[header.indexOf('DOT_NUMBER')] === '1000021') row[header.indexOf('LEGAL_NAME')] = '';
@@ -237,6 +239,21 @@ describe('class 3: conflicting duplicate rows resolve to the most restrictive re
 describe('class 4: implausible amounts refuse the source', () => {
   it('an ActPendInsur re-exported in dollars (1,000x)', async () => void await refused({ insurance: files.dollars }, () =>
     `${files.dollars}, row 1, field MAX_COV_AMOUNT: BIPD amount $1,000,000,000 is above the ceiling $50,000,000 (INGEST_MAX_BIPD_USD); is the file in other units (--insurance-units)?`));
+  it('every amount 10x (under the ceiling): the median moved an order of magnitude', async () => void await refused({ insurance: files.tenfold }, () =>
+    `${files.tenfold}: median:insurance.bipd_on_file_usd: $1,000,000 → $10,000,000, limit < 5× either way; check the file or accept this change with --accept median:insurance.bipd_on_file_usd`));
+  it('accepted by name, the under-insured carriers move with the amounts', async () => {
+    const keys = freshKeys();
+    await ingest(keys);
+    const serving = (await readSnapshotStatus(redis, keys)).meta as SnapshotMeta;
+    const report = await ingest(keys, { insurance: files.tenfold }, { accept: ['median:insurance.bipd_on_file_usd'] });
+    expect(report.guards.filter((row) => row.verdict === 'accepted').map((row) => row.guard)).toEqual(['median:insurance.bipd_on_file_usd']);
+    expect(report.meta.medians?.['insurance.bipd_on_file_usd']).toBe(10_000_000);
+    // Exactly the two carriers insured below the federal minimum ($750k on file vs $5M for hazmat) now look insured.
+    const below = ['insurance_below_federal_minimum', 'insurance_below_minimum'];
+    expect(report.newlyEligible.carriers).toEqual([{ mc: '200014', was: below }, { mc: '200019', was: below }]);
+    for (const mc of ['200014', '200019']) expect(await reasonsOf(keys, mc)).toEqual([]);
+    expect(serving.verdicts?.eligible).toBe((report.meta.verdicts?.eligible ?? 0) - 2);
+  });
 });
 
 describe('class 5: one unreadable row is set aside, not a refusal of the whole file', () => {
