@@ -7,7 +7,7 @@ import { PROBLEMS } from '../src/http/problem.js';
 import { SERVICE_VERSION } from '../src/version.js';
 import { policySchema } from '../src/policy/document.js';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../src/monitoring/events-model.js';
+import { EVENT_TYPES, TRIGGERS } from '../src/monitoring/events-model.js';
 import { MAX_WATCH_ROWS, replayBody, watchRefBody, webhookBody } from '../src/monitoring/routes.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_QUEUE_MAX } from '../src/monitoring/webhook-store.js';
 import { overridePaths, overrideSchemas } from './openapi-overrides.js';
@@ -63,7 +63,7 @@ const monitoringSchemas = {
       observed_at: { type: 'string', format: 'date-time' },
       mc: { type: ['string', 'null'], description: 'null for screening.* events' },
       dot: { type: ['string', 'null'] },
-      trigger: { type: ['string', 'null'], enum: ['snapshot', 'do_not_use', 'ruleset', 'time', 'restored', null] },
+      trigger: { type: ['string', 'null'], enum: [...TRIGGERS, null], description: 'what found the change; policy: the account published a policy version; override: one of its overrides or clearances changed' },
       before: verdictBrief, after: verdictBrief,
       reasons_added: { type: 'array', items: reasonChange },
       reasons_removed: { type: 'array', items: reasonChange },
@@ -85,6 +85,7 @@ const monitoringSchemas = {
           },
         },
       },
+      overrides: { type: 'array', items: schemaRef('VerdictOverride'), description: 'verdict.changed to a verdict the account\'s overrides and clearances lift: the ones that cover it' },
     },
   },
   WatchRefBody: fromZod(watchRefBody),
@@ -107,13 +108,15 @@ const monitoringSchemas = {
           properties: {
             mc: { type: 'string' }, added_at: { type: 'string', format: 'date-time' }, ref: { type: ['string', 'null'] },
             verdict: {
-              type: 'object', description: 'the current verdict, computed like a single check without a decision record',
+              type: 'object', description: 'the account\'s current verdict (its policy, its overrides), computed like a single check without a decision record',
               required: ['eligible', 'tier', 'reasons', 'degraded', 'ruleset_version', 'data_as_of', 'dot_number', 'legal_name'],
               properties: {
                 eligible: { type: 'boolean' }, tier: { type: ['string', 'null'], enum: ['preferred', 'standard', 'conditional', 'blocked', null] },
                 reasons: { type: 'array', items: schemaRef('ReasonCode') }, degraded: { type: 'boolean' },
-                ruleset_version: { type: ['integer', 'null'] }, data_as_of: { type: ['string', 'null'], format: 'date-time' },
+                ruleset_version: { type: ['integer', 'null'] }, policy_version: { type: ['integer', 'null'] },
+                data_as_of: { type: ['string', 'null'], format: 'date-time' },
                 dot_number: { type: ['string', 'null'] }, legal_name: { type: ['string', 'null'] },
+                overrides: { type: 'array', items: schemaRef('VerdictOverride'), description: 'only on a verdict lifted by the account\'s active overrides' },
               },
             },
           },
