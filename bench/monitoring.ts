@@ -2,6 +2,11 @@
 // (decision records + events) after a snapshot flip; webhook delivery rate to a local receiver.
 //
 //   node --import tsx bench/monitoring.ts [--accounts 100] [--per-account 10000] [--pool 250000] [--changed 0.05] [--events 20000]
+//     [--policy-accounts 0]
+//
+// --policy-accounts N gives the first N accounts a policy ($1.5M minimum BIPD, so the $1M carriers become reviews for
+// them): they are decided on their own, with own baselines. Each tick also reports the Redis commands it sent
+// (INFO total_commands_processed), a count the machine's load does not move.
 //
 // Runs against its own private redis-server on a free port (needs redis-server on PATH), so nothing else on the
 // machine is touched. Snapshot versions hold the watched pool only: detection reads watched carriers' records,
@@ -35,6 +40,7 @@ const PER_ACCOUNT = arg('per-account', 10_000);
 const POOL = arg('pool', 250_000);
 const CHANGED = arg('changed', 0.05);
 const EVENTS = arg('events', 20_000);
+const POLICY_ACCOUNTS = arg('policy-accounts', 0);
 const log = createLogger('silent', 'bench');
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -88,18 +94,32 @@ try {
   const state = { snapshot: v1 as SnapshotMeta | null, ruleset: { version: 1, published_at: asOf, rules: DEFAULT_RULE_SET }, redisUp: true };
   const events = new EventStore(redis, mkeys, 30 * 86_400_000);
   const recorder = new DecisionRecorder(redis, keys, { retentionSeconds: 30 * 86_400, maxDataAgeSeconds: 172_800 });
-  const detector = new ChangeDetector({ redis, keys, mkeys, state, watch, events, recorder, maxDataAgeSeconds: 172_800, log });
+  // Policies as the detector's port sees them: versions per account and the rule set each decides with.
+  const strict = { ...state.ruleset, rules: { ...DEFAULT_RULE_SET, insurance: { ...DEFAULT_RULE_SET.insurance, min_bipd_general_usd: 1_500_000 } } };
+  const policies = {
+    epoch: async () => (POLICY_ACCOUNTS > 0 ? '1' : null),
+    versions: async () => new Map(Array.from({ length: POLICY_ACCOUNTS }, (_, account) => [`acct${account}`, 1] as const)),
+    rulesetFor: async () => strict,
+  };
+  const detector = new ChangeDetector({ redis, keys, mkeys, state, watch, events, recorder, maxDataAgeSeconds: 172_800, log, accounts: { policies } });
+  const commands = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? 0);
+  let sent = await commands();
   t0 = performance.now();
   await detector.tick();
-  console.log(`first observation (baselines for every watched carrier): ${secs(performance.now() - t0)}`);
+  console.log(`first observation (baselines for every watched carrier): ${secs(performance.now() - t0)}, ${await commands() - sent - 1} Redis commands`);
 
   const v2 = await writeVersion(Math.round(1 / CHANGED));
   state.snapshot = v2;
+  sent = await commands();
   t0 = performance.now();
   const stats = await detector.tick();
   const detectMs = performance.now() - t0;
+  const flipCommands = await commands() - sent - 1;
+  let own = 0;
+  for (let shard = 0; shard < 64; shard++) own += await redis.hlen(mkeys.accountBaseline(shard));
   console.log(`snapshot flip: decided ${stats.decided} changed carriers, ${stats.changed} verdict changes, ${stats.events} events `
-    + `(each with its decision record) in ${secs(detectMs)}  [target < 30 s]; record diff ${secs(stats.diffMs ?? 0)}, fan-out ${secs(stats.fanOutMs ?? 0)}`);
+    + `(each with its decision record) in ${secs(detectMs)}  [target < 30 s]; record diff ${secs(stats.diffMs ?? 0)}, fan-out ${secs(stats.fanOutMs ?? 0)}; `
+    + `${flipCommands} Redis commands; ${own} own (per-account) baselines`);
 
   // Delivery: one endpoint, EVENTS events of distinct carriers, a local receiver answering 200 at once.
   let received = 0;
