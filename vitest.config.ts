@@ -21,7 +21,7 @@ export default defineConfig({
             'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts',
             'test/integration/cache-carry-over.test.ts', 'test/integration/identity-history.test.ts',
             'test/integration/identity-signals.test.ts', 'test/integration/overrides.test.ts', 'test/integration/overrides-cli.test.ts',
-            'test/cluster/**/*.test.ts',
+            'test/integration/monitoring-accounts.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
           setupFiles: ['test/helpers/cluster-env.ts'],

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { DEFAULT_RULE_SET } from '../../src/core/ruleset.js';
 import { AppError } from '../../src/errors.js';
+import { AccountView, changedPairs, changedPolicies, pairKey } from '../../src/monitoring/account-view.js';
 import { backoffMs, compareIds } from '../../src/monitoring/delivery.js';
 import { decodeCursor, encodeCursor } from '../../src/monitoring/event-store.js';
 import { changeEvents, verdictChanged, type VerdictSummary } from '../../src/monitoring/events-model.js';
@@ -157,5 +158,30 @@ describe('monitoring metrics', () => {
     expect(text).toContain('ce_webhook_deliveries_total{outcome="failed"} 0');
     expect(text).toContain('ce_monitoring_events_total{type="carrier.at_risk"} 1');
     expect(text).toContain('ce_monitoring_events_total{type="screening.restored"} 0');
+  });
+});
+
+describe('account view: what moved since the detector last looked', () => {
+  it('names accounts whose policy version moved (a first one included) and pairs whose covering overrides changed', () => {
+    expect(changedPolicies(new Map([['acme', 1], ['globex', 2]]), new Map([['acme', 2], ['globex', 2], ['initech', 1]]))).toEqual(['acme', 'initech']);
+    const before = new Map([[pairKey('acme', '1'), 'ovr_a'], [pairKey('acme', '2'), 'ovr_b'], [pairKey('odd:name', '3'), 'ovr_c']]);
+    const after = new Map([[pairKey('acme', '1'), 'ovr_a'], [pairKey('acme', '2'), 'ovr_b,ovr_d'], [pairKey('globex', '1'), 'ovr_e']]);
+    expect(changedPairs(before, after)).toEqual([{ account: 'acme', mc: '2' }, { account: 'odd:name', mc: '3' }, { account: 'globex', mc: '1' }]);
+  });
+
+  it('decides on its own only an account with a policy or overrides for the carrier, and keeps processed pairs in view', () => {
+    const floor = { version: 1, published_at: '2026-01-01T00:00:00Z', rules: DEFAULT_RULE_SET };
+    const active = [{ id: 'ovr_a', account: 'globex', mc: '7', expiresAtMs: 5000 }, { id: 'ovr_b', account: 'globex', mc: '7', expiresAtMs: 3000 }];
+    const view = new AccountView(null, new Map([['acme', 1]]), new Map([['acme', floor]]), '1', { active, apply: (verdict) => verdict },
+      new Map([[pairKey('initech', '7'), 'ovr_old']]));
+    expect(view.decidesOwn('acme', '9')).toBe(true);
+    expect(view.decidesOwn('globex', '7')).toBe(true);
+    expect(view.decidesOwn('globex', '8')).toBe(false);
+    expect(view.ownOf('7', ['acme', 'globex', 'initech', 'hooli'])).toEqual(['acme', 'globex', 'initech']);
+    expect(view.ownOf('8', ['globex', 'hooli'])).toEqual([]);
+    expect(view.overrideExpiry('globex', '7', 1000)).toBe(3000);
+    expect(view.overrideExpiry('globex', '7', 3000)).toBe(5000);
+    expect(view.pairs.get(pairKey('globex', '7'))).toBe('ovr_a,ovr_b');
+    expect(new AccountView(null, new Map(), new Map(), null, null, new Map()).any).toBe(false);
   });
 });
