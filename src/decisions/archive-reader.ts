@@ -91,7 +91,11 @@ export class ArchiveReader {
     const entry = index.blocks[block];
     if (!entry) return [];
     const bytes = await this.store.getRange(`${segment.base}.ndjson.br`, entry[2], entry[3]);
-    if (!bytes) throw new Error(`archive data of segment ${segment.seq} is missing`);
+    if (!bytes) {
+      // Deleted past DECISION_ARCHIVE_YEARS after this index was cached: its records are gone, as if never found.
+      this.indexes.delete(`${segment.base}.index.json.gz`);
+      return [];
+    }
     return decodeBlock(bytes);
   }
 

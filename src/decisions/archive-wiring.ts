@@ -13,7 +13,8 @@ import { parseSigningKey } from './archive.js';
 import { ArchiveReader } from './archive-reader.js';
 import { S3ArchiveStore } from './archive-s3.js';
 import { LocalArchiveStore, type ArchiveStore } from './archive-store.js';
-import { DecisionArchiver, parseLegalHold, secondOf } from './archiver.js';
+import { DecisionArchiver, secondOf } from './archiver.js';
+import { parseLegalHold } from './legal-hold.js';
 
 export function archiveStore(config: Config): ArchiveStore {
   if (config.DECISION_ARCHIVE_S3_BUCKET) {

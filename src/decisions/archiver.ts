@@ -21,6 +21,7 @@ import {
 } from './archive-format.js';
 import type { ArchiveStore } from './archive-store.js';
 import { publicKeyBase64 } from './archive.js';
+import { holdsInForce, type LegalHold } from './legal-hold.js';
 import { canonicalJson, DecisionReader } from './reader.js';
 import { BUCKET_MS } from './recorder.js';
 import { decodeRecord, type StoredRecord } from './record-codec.js';
@@ -32,23 +33,6 @@ const PARALLEL_SECONDS = 16;
 const YEAR_SECONDS = 365.25 * 86_400;
 /** Seconds this young are never evicted, even with `--evict-older-than 0s` (see evictBefore). */
 export const EVICT_MARGIN_SECONDS = 2;
-
-export interface LegalHold {
-  accounts: ReadonlySet<string>;
-  mcs: ReadonlySet<string>;
-}
-
-/** DECISION_LEGAL_HOLD: `account:NAME` and `mc:NUMBER`, comma-separated. */
-export function parseLegalHold(text: string): LegalHold {
-  const accounts = new Set<string>();
-  const mcs = new Set<string>();
-  for (const entry of text.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
-    const match = /^(account|mc):(.+)$/.exec(entry);
-    if (!match) throw new Error(`DECISION_LEGAL_HOLD entry "${entry}" is not account:NAME or mc:NUMBER`);
-    (match[1] === 'account' ? accounts : mcs).add(match[2] as string);
-  }
-  return { accounts, mcs };
-}
 
 export function signManifest(unsigned: Omit<SegmentManifest, 'signature'>, key: KeyObject): SegmentManifest {
   return {
@@ -296,27 +280,31 @@ export class DecisionArchiver {
 
   /**
    * Deletes the data and index of segments older than DECISION_ARCHIVE_YEARS (the manifest stays, so the chain
-   * still verifies) unless one of their records is under legal hold.
+   * still verifies) unless one of their records is under legal hold (the config's and the store's holds). A
+   * segment kept for a hold is remembered and deleted at a later prune once no hold covers it.
    */
   async prune(nowMs: number): Promise<{ deleted: number; held: number }> {
     const head = await this.currentHead();
     const result = { deleted: 0, held: 0 };
     if (!head) return result;
+    const holds = await holdsInForce(this.store, this.options.legalHold);
     const cutoff = nowMs / 1000 - this.options.archiveYears * YEAR_SECONDS;
+    const count = (outcome: 'deleted' | 'held' | 'kept') => {
+      if (outcome !== 'kept') result[outcome] += 1;
+    };
+    for (const held of await this.redis.smembers(this.keys.decisionHeldSeqs)) {
+      const outcome = await this.pruneSegment(Number(held), holds);
+      if (outcome !== 'held') await this.redis.srem(this.keys.decisionHeldSeqs, held);
+      count(outcome);
+    }
     let seq = Number((await this.redis.get(this.keys.decisionPrunedSeq)) ?? 0);
     while (seq < head.seq) {
-      const bytes = await this.store.get(manifestKey(seq + 1));
-      if (!bytes) break;
-      const manifest = segmentManifestSchema.parse(JSON.parse(bytes.toString('utf8')));
-      if (manifest.kind === 'regular' && manifest.to_second > cutoff) break;
-      if (manifest.to_second <= cutoff && manifest.index && manifest.data) {
-        const indexBytes = await this.store.get(manifest.index.key);
-        if (indexBytes && this.holds(decodeSegmentIndex(indexBytes))) result.held += 1;
-        else {
-          await this.store.delete(manifest.data.key);
-          await this.store.delete(manifest.index.key);
-          result.deleted += 1;
-        }
+      const manifest = await this.readManifest(seq + 1);
+      if (!manifest || (manifest.kind === 'regular' && manifest.to_second > cutoff)) break;
+      if (manifest.to_second <= cutoff) {
+        const outcome = await this.pruneSegment(seq + 1, holds);
+        if (outcome === 'held') await this.redis.sadd(this.keys.decisionHeldSeqs, String(seq + 1));
+        count(outcome);
       }
       seq += 1;
       await this.redis.set(this.keys.decisionPrunedSeq, String(seq));
@@ -324,14 +312,30 @@ export class DecisionArchiver {
     return result;
   }
 
-  private holds(index: SegmentIndex): boolean {
-    const { accounts, mcs } = this.options.legalHold;
-    for (const [account, byMc] of Object.entries(index.accounts)) {
-      if (accounts.has(account)) return true;
-      if (mcs.size > 0 && Object.keys(byMc).some((mc) => mcs.has(mc))) return true;
-    }
-    return false;
+  private async readManifest(seq: number): Promise<SegmentManifest | null> {
+    const bytes = await this.store.get(manifestKey(seq));
+    return bytes ? segmentManifestSchema.parse(JSON.parse(bytes.toString('utf8'))) : null;
   }
+
+  /** Deletes one old segment's data and index unless a hold covers one of its records. */
+  private async pruneSegment(seq: number, holds: LegalHold): Promise<'deleted' | 'held' | 'kept'> {
+    const manifest = await this.readManifest(seq);
+    if (!manifest?.index || !manifest.data) return 'kept';
+    const indexBytes = await this.store.get(manifest.index.key);
+    if (!indexBytes) return 'kept';
+    if (coversHold(decodeSegmentIndex(indexBytes), holds)) return 'held';
+    await this.store.delete(manifest.data.key);
+    await this.store.delete(manifest.index.key);
+    return 'deleted';
+  }
+}
+
+function coversHold(index: SegmentIndex, holds: LegalHold): boolean {
+  for (const [account, byMc] of Object.entries(index.accounts)) {
+    if (holds.accounts.has(account)) return true;
+    if (holds.mcs.size > 0 && Object.keys(byMc).some((mc) => holds.mcs.has(mc))) return true;
+  }
+  return false;
 }
 
 export const secondOf = (ms: number) => Math.floor(ms / BUCKET_MS);

@@ -7,6 +7,7 @@ export { LocalArchiveStore, type ArchiveStore } from './archive-store.js';
 export { verifyArchive } from './archive-verify.js';
 export { archiveReader, archiveStore, buildArchiver, leaseMs, startDecisionArchiver } from './archive-wiring.js';
 export { EVICT_MARGIN_SECONDS, secondOf } from './archiver.js';
+export { parseLegalHold, placedHolds, placeHold, releaseHold, type HoldKind } from './legal-hold.js';
 export { DecisionLookup, FIND_MAX_LIMIT } from './lookup.js';
 export { decisionId, toVerdict } from './decision-id.js';
 export { DecisionReader } from './reader.js';

@@ -95,6 +95,8 @@ export function redisKeys(prefix: string) {
     decisionEvictedSeq: ctl('decisions:evicted-seq'),
     /** String: the last archive segment (chain seq) checked against DECISION_ARCHIVE_YEARS. */
     decisionPrunedSeq: ctl('decisions:pruned-seq'),
+    /** Set: archive segments past DECISION_ARCHIVE_YEARS kept for a legal hold (checked again at each prune). */
+    decisionHeldSeqs: ctl('decisions:held-seqs'),
     /** String: evidence shared by every decision on one (snapshot, MC) with the same rule set and reasons. */
     decisionEvidence: (snapshotVersion: string, mc: string, variant: string) => tagged(prefix, `dev:${snapshotVersion}:${mc}`, variant),
     /** String (JSON SnapshotMeta): a snapshot's manifest, kept indefinitely (never deleted with the snapshot). */

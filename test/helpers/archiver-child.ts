@@ -6,7 +6,8 @@
 //   ARCHIVER_KILL=evict      after a segment's Redis buckets are evicted, before the eviction cursor moves
 //   ARCHIVER_KILL=none       the pass completes
 // Environment: REDIS_URL, REDIS_PREFIX, ARCHIVE_DIR, DECISION_SIGNING_KEY.
-import { DecisionArchiver, parseLegalHold, secondOf } from '../../src/decisions/archiver.js';
+import { DecisionArchiver, secondOf } from '../../src/decisions/archiver.js';
+import { parseLegalHold } from '../../src/decisions/legal-hold.js';
 import { parseSigningKey } from '../../src/decisions/archive.js';
 import { LocalArchiveStore, type ArchiveStore } from '../../src/decisions/archive-store.js';
 import { createRedis } from '../../src/redis/connection.js';

@@ -6,7 +6,7 @@
 import { stat, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  archiveReader, buildArchiver, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, exportLines, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
+  archiveReader, archiveStore, buildArchiver, parseLegalHold, placedHolds, placeHold, releaseHold, type HoldKind, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, exportLines, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
   parsePublicKey, parseSigningKey, secondOf, verifyArchive, verifyExport,
 } from '../../decisions/index.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
@@ -101,6 +101,54 @@ export function register(program: Command): void {
         } finally {
           await luaScripts.decisionArchiverLock(redis, keys.decisionArchiverLease, token, 0);
         }
+      });
+    });
+
+  const hold = decisions.command('legal-hold')
+    .description('accounts and MC numbers whose archived records are never deleted (DECISION_ARCHIVE_YEARS does not apply to them)');
+  const target = (options: { account?: string; mc?: string }): { kind: HoldKind; value: string } => {
+    if ((options.account === undefined) === (options.mc === undefined)) throw new CliError('give exactly one of --account or --mc');
+    return options.account !== undefined ? { kind: 'account', value: options.account } : { kind: 'mc', value: options.mc as string };
+  };
+  const archiveConfig = () => {
+    try {
+      return loadConfig(process.env);
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message.replace(/\n\s*/g, ' ') : String(error));
+    }
+  };
+  hold.command('place')
+    .description('place a hold: the account\'s (or every account\'s records of the MC number) archived records are kept past DECISION_ARCHIVE_YEARS')
+    .option('--account <account>', 'hold this account\'s records')
+    .option('--mc <mc>', 'hold every record of this carrier', parseMc)
+    .requiredOption('--reason <text>', 'why (matter, claim or order number): kept in the hold and its log')
+    .option('--by <name>', 'who places it (kept in the hold and its log)')
+    .action(async (options: { account?: string; mc?: string; reason: string; by?: string }) => {
+      const { kind, value } = target(options);
+      const store = archiveStore(archiveConfig());
+      const placed = await placeHold(store, kind, value, options.reason, options.by ?? null);
+      printJson({ placed, kind, value, store: store.description });
+    });
+  hold.command('release')
+    .description('release a hold placed with `legal-hold place` (holds in DECISION_LEGAL_HOLD are released by changing the config)')
+    .option('--account <account>', 'the held account')
+    .option('--mc <mc>', 'the held carrier', parseMc)
+    .requiredOption('--reason <text>', 'why the hold ends: kept in the hold log')
+    .option('--by <name>', 'who releases it (kept in the hold log)')
+    .action(async (options: { account?: string; mc?: string; reason: string; by?: string }) => {
+      const { kind, value } = target(options);
+      const store = archiveStore(archiveConfig());
+      if (!(await releaseHold(store, kind, value, options.reason, options.by ?? null))) throw new CliError(`no ${kind} hold on ${value} was placed in ${store.description}`);
+      printJson({ released: true, kind, value, store: store.description });
+    });
+  hold.command('list')
+    .description('the holds in force: placed ones (with reason, who and when) and those from DECISION_LEGAL_HOLD')
+    .action(async () => {
+      const config = archiveConfig();
+      const configured = parseLegalHold(config.DECISION_LEGAL_HOLD);
+      printJson({
+        placed: await placedHolds(archiveStore(config)),
+        configured: [...[...configured.accounts].map((value) => ({ kind: 'account', value })), ...[...configured.mcs].map((value) => ({ kind: 'mc', value }))],
       });
     });
 
