@@ -4,6 +4,7 @@
 // (archiver, stores, look-ups from it, chain verification).
 export { exportDecisions, exportLines, parsePublicKey, parseSigningKey, verifyExport } from './archive.js';
 export { LocalArchiveStore, type ArchiveStore } from './archive-store.js';
+export { isBundle, verifyBundle, writeBundle, type BundleWriter } from './bundle.js';
 export { verifyArchive } from './archive-verify.js';
 export { archiveReader, archiveStore, buildArchiver, leaseMs, startDecisionArchiver } from './archive-wiring.js';
 export { EVICT_MARGIN_SECONDS, secondOf } from './archiver.js';

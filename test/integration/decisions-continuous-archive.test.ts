@@ -3,9 +3,12 @@
 // `decisions show` then answer from the archive with the same body as from Redis, and the same 404 for another
 // account; GET /v1/decisions and `decisions find` search window and archive; a record that reaches Redis after
 // its second was archived is archived again before its bucket is evicted; `decisions verify DIR` accepts the
-// archive and names the first file that differs after one flipped byte or one removed manifest.
+// archive and names the first file that differs after one flipped byte or one removed manifest; a search pages
+// over archive and window together; `decisions export --account --bundle` writes one account's records for a
+// period as one signed file that `decisions verify` accepts, and refuses once one record in it is changed.
 import { generateKeyPairSync } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,4 +154,58 @@ describe('continuous decision archive', () => {
       await rm(copy, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('pages over the archive and the Redis window together, each record once, in id order', async () => {
+    const fresh: string[] = [];
+    for (let n = 0; n < 2; n++) fresh.push((await (await t.post('/v1/eligibility', { mc_number: '100001' }, { 'x-api-key': key })).json()).decision_id);
+    for (const id of fresh) expect(await t.redis.hexists(t.keys.decisionBucket(second(id)), id)).toBe(1);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ mc_number: '100001', from: new Date(idMillis(ids[0] as string) - 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), limit: '1', ...(cursor ? { cursor } : {}) });
+      const page = await (await t.get(`/v1/decisions?${query.toString()}`, { 'x-api-key': key })).json() as { items: Array<{ decision_id: string }>; next_cursor: string | null };
+      seen.push(...page.items.map((item) => item.decision_id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual([ids[0], ids[3], ...fresh]);
+  }, 60_000);
+
+  it('exports one account\'s records for a period as one signed bundle that verify accepts, and refuses a changed one', async () => {
+    const from = new Date(idMillis(ids[0] as string) - 60_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const expected: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ from, to, limit: '500', ...(cursor ? { cursor } : {}) });
+      const page = await (await t.get(`/v1/decisions?${query.toString()}`, { 'x-api-key': key })).json() as { items: Array<{ decision_id: string }>; next_cursor: string | null };
+      expected.push(...page.items.map((item) => item.decision_id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    const bundle = join(dir, '..', `${dir.split('/').pop() as string}-acme.bundle.ndjson.gz`);
+    try {
+      const exported = await cli('decisions', 'export', '--account', 'acme', '--from', from, '--to', to, '--bundle', bundle);
+      expect(exported.stderr).toBe('');
+      expect(JSON.parse(exported.stdout)).toMatchObject({ records: expected.length });
+      const lines = gunzipSync(await readFile(bundle)).toString('utf8').trim().split('\n').map((line) => JSON.parse(line));
+      expect(lines[0]).toMatchObject({ type: 'header', account: 'acme', from, to });
+      expect(lines.filter((line) => line.type === 'record').map((line) => line.decision_id)).toEqual(expected);
+      expect(lines.filter((line) => line.type === 'snapshot').length).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.type === 'ruleset').map((line) => line.version)).toEqual([1]);
+      expect(lines[lines.length - 1]).toMatchObject({ type: 'signature', records: expected.length });
+      // Every record line is the API body without the snapshot (sources and all).
+      const { snapshot: _snapshot, ...body } = JSON.parse(bodies.get(ids[1] as string) as string);
+      expect(lines.find((line) => line.decision_id === ids[1])).toEqual({ type: 'record', ...body });
+      const ok = await cli('decisions', 'verify', bundle);
+      expect(ok.stderr).toBe('');
+      expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, account: 'acme', records: expected.length });
+      const changed = lines.map((line) => (line.decision_id === ids[1] ? { ...line, verdict: { ...line.verdict, eligible: true } } : line));
+      await writeFile(bundle, gzipSync(`${changed.map((line) => JSON.stringify(line)).join('\n')}\n`));
+      const refused = await cli('decisions', 'verify', bundle);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toContain('SHA-256');
+    } finally {
+      await rm(bundle, { force: true });
+    }
+  }, 120_000);
 });

@@ -6,7 +6,7 @@
 import { stat, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  archiveReader, archiveStore, buildArchiver, parseLegalHold, placedHolds, placeHold, releaseHold, type HoldKind, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, exportLines, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
+  archiveReader, archiveStore, buildArchiver, isBundle, verifyBundle, writeBundle, parseLegalHold, placedHolds, placeHold, releaseHold, type HoldKind, DecisionLookup, DecisionReader, EVICT_MARGIN_SECONDS, exportDecisions, exportLines, FIND_MAX_LIMIT, leaseMs, LocalArchiveStore,
   parsePublicKey, parseSigningKey, secondOf, verifyArchive, verifyExport,
 } from '../../decisions/index.js';
 import { normaliseMcNumber } from '../../core/mc-number.js';
@@ -153,25 +153,43 @@ export function register(program: Command): void {
     });
 
   decisions.command('export')
-    .description('write records decided in [--from, --to), and the override log of that range, as gzip\'d NDJSON per UTC hour, each with a signed SHA-256 manifest')
+    .description('hourly: records decided in [--from, --to), and the override log of that range, as gzip\'d NDJSON per UTC hour from Redis, each with a signed manifest (--out); '
+      + 'audit bundle: one account\'s records in the period from the Redis window and the archive, with its override log, as ONE signed file (--account, --bundle)')
     .requiredOption('--from <time>', 'start (inclusive), ISO 8601', parseInstant)
     .requiredOption('--to <time>', 'end (exclusive), ISO 8601', parseInstant)
-    .requiredOption('--out <dir>', 'output directory (created if missing)')
-    .action(async (options: { from: number; to: number; out: string }) => {
+    .option('--out <dir>', 'hourly files: output directory (created if missing)')
+    .option('--account <account>', 'bundle: the account whose records to export')
+    .option('--mc <mc>', 'bundle: only this carrier', parseMc)
+    .option('--bundle <file>', 'bundle: the file to write (gzip\'d NDJSON, signed; check it with `decisions verify FILE`)')
+    .action(async (options: { from: number; to: number; out?: string; account?: string; mc?: string; bundle?: string }) => {
       if (options.to <= options.from) throw new CliError('--to must be after --from');
+      if ((options.out === undefined) === (options.bundle === undefined)) throw new CliError('give either --out DIR (hourly files) or --bundle FILE with --account');
       await withContext(async ({ config, redis, keys }) => {
         const key = signingKey(config.DECISION_SIGNING_KEY);
-        const range = { fromMs: options.from, toMs: options.to, outDir: options.out, signingKey: key };
-        const decided = await exportDecisions(redis, keys, range);
-        // Every override state change of the range goes with the decisions it changed (src/overrides' log).
         const overrides = new OverrideStore(redis, overrideKeys(config.REDIS_PREFIX));
-        const log = await exportLines('override-log', async (from, to) => (await overrides.logLines(from, to)).map((line) => JSON.stringify(line)), range);
-        printJson({ ...decided, override_log: { files: log.files, entries: log.records } });
+        if (options.out !== undefined) {
+          const range = { fromMs: options.from, toMs: options.to, outDir: options.out, signingKey: key };
+          const decided = await exportDecisions(redis, keys, range);
+          // Every override state change of the range goes with the decisions it changed (src/overrides' log).
+          const log = await exportLines('override-log', async (from, to) => (await overrides.logLines(from, to)).map((line) => JSON.stringify(line)), range);
+          printJson({ ...decided, override_log: { files: log.files, entries: log.records } });
+          return;
+        }
+        if (options.account === undefined) throw new CliError('--bundle needs --account: a bundle holds one account\'s records');
+        const lookup = new DecisionLookup(redis, keys, new DecisionReader(redis, keys, true), archiveReader(config));
+        const writer = await writeBundle(lookup, redis, keys, {
+          path: options.bundle as string, account: options.account, mc: options.mc ?? null, fromMs: options.from, toMs: options.to,
+        });
+        // The account's override state changes in the period (src/overrides' log), before the bundle is signed.
+        for (const entry of await overrides.logLines(options.from, options.to)) {
+          if (entry.account === options.account) await writer.add('override_log', { entry });
+        }
+        printJson(await writer.finish(key));
       });
     });
 
   decisions.command('verify <path>')
-    .description('check an archive directory end to end (every file and the hash chain), or one exported file or its manifest, under the trusted key')
+    .description('check an archive directory end to end (every file and the hash chain), an audit bundle, or one exported file or its manifest, under the trusted key')
     .option('--public-key <file>', 'trusted public key (PEM or base64 SPKI); default: the public half of DECISION_SIGNING_KEY')
     .action(async (file: string, options: { publicKey?: string }) => {
       let trusted;
@@ -184,6 +202,12 @@ export function register(program: Command): void {
         }
       } catch (error) {
         throw new CliError(`no trusted public key: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (await isBundle(file)) {
+        const bundle = await verifyBundle(file, trusted);
+        if (!bundle.ok) throw new CliError(`verification FAILED for ${file}: ${bundle.problem ?? 'unknown'}`);
+        printJson(bundle);
+        return;
       }
       if ((await stat(file).catch(() => null))?.isDirectory()) {
         const years = loadConfig({ DECISION_ARCHIVE_YEARS: process.env.DECISION_ARCHIVE_YEARS }).DECISION_ARCHIVE_YEARS;
