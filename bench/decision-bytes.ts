@@ -4,7 +4,11 @@
 // reference, UUID request ids), then INFO memory before/after. Prints bytes per record, the shared-evidence
 // bytes, recorder CPU per record, and Redis memory per day at 1k / 10k / 50k checks/s for the retention window.
 //
-//   node --import tsx bench/decision-bytes.ts [--records 200000] [--per-turn 100] [--retention-days 30]
+// With --archive, the continuous archiver then moves them into a local archive store (one pass, as the worker
+// runs it): archive bytes per record on disk (data, index, manifests) and records per CPU-second of the
+// archiver's process (records/s per core; Redis' own CPU reported beside it).
+//
+//   node --import tsx bench/decision-bytes.ts [--records 200000] [--per-turn 100] [--retention-days 2] [--archive]
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +19,9 @@ import type { CarrierRecord, SnapshotMeta } from '../src/core/carrier.js';
 import { decide } from '../src/core/decide.js';
 import { DEFAULT_RULE_SET } from '../src/core/ruleset.js';
 import { exportDecisions } from '../src/decisions/archive.js';
+import { LocalArchiveStore } from '../src/decisions/archive-store.js';
+import { DecisionArchiver, secondOf } from '../src/decisions/archiver.js';
+import { parseLegalHold } from '../src/decisions/legal-hold.js';
 import { DecisionRecorder } from '../src/decisions/recorder.js';
 import { encodeRecord } from '../src/decisions/record-codec.js';
 import { createRedis } from '../src/redis/connection.js';
@@ -26,7 +33,8 @@ const { values } = parseArgs({
   options: {
     records: { type: 'string', default: '200000' },
     'per-turn': { type: 'string', default: '100' },
-    'retention-days': { type: 'string', default: '30' },
+    'retention-days': { type: 'string', default: '2' },
+    archive: { type: 'boolean', default: false },
     /** Also export the records (signed NDJSON.gz) and report archive bytes per record. */
     export: { type: 'boolean', default: false },
   },
@@ -122,7 +130,31 @@ try {
     archive = { records: exported.records, gzip_bytes_per_record: Math.round(bytes / exported.records), export_records_per_s: Math.round(exported.records / ((Date.now() - exportStarted) / 1000)) };
     await rm(dir, { recursive: true, force: true });
   }
+  let archived: Record<string, number> | null = null;
+  if (values.archive) {
+    const dir = await mkdtemp(join(tmpdir(), 'decision-archive-bench-'));
+    const store = new LocalArchiveStore(dir);
+    const archiver = new DecisionArchiver(redis, keys, store, generateKeyPairSync('ed25519').privateKey, {
+      retentionSeconds: RETENTION_DAYS * 86_400, archiveYears: 10, legalHold: parseLegalHold(''),
+    });
+    const redisCpu = async () => Number(/used_cpu_user:([\d.]+)/.exec(await redis.info('cpu'))?.[1] ?? NaN) + Number(/used_cpu_sys:([\d.]+)/.exec(await redis.info('cpu'))?.[1] ?? NaN);
+    const cpu0 = process.cpuUsage();
+    const redis0 = await redisCpu();
+    const wall0 = Date.now();
+    const pass = await archiver.archiveUntil(secondOf(Date.now()) + 1);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    let bytes = 0;
+    for (const key of await store.list('')) bytes += (await store.get(key))?.length ?? 0;
+    archived = {
+      records: pass.records, segments: pass.segments, archive_bytes_per_record: +(bytes / pass.records).toFixed(1),
+      archiver_cpu_seconds: +cpuSeconds.toFixed(2), records_per_cpu_second: Math.round(pass.records / cpuSeconds),
+      redis_cpu_seconds: +((await redisCpu()) - redis0).toFixed(2), wall_records_per_s: Math.round(pass.records / ((Date.now() - wall0) / 1000)),
+    };
+    await rm(dir, { recursive: true, force: true });
+  }
   const result = {
+    archived,
     records: RECORDS, per_turn: PER_TURN, distinct_carriers: CARRIERS,
     used_memory_delta_bytes: after - before,
     bytes_per_record: Math.round(perRecord),

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { SnapshotMeta } from '../core/carrier.js';
 import {
-  decodeBlock, decodeHeadHint, decodeSegmentIndex, findBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, segmentManifestSchema,
+  decodeBlock, decodeHeadHint, decodeSegmentIndex, findBlock, findInBlock, fromLine, HEAD_KEY, HOUR_SECONDS, hourPrefix, manifestKey, parseSegmentKey, segmentManifestSchema,
   type ArchiveLine, type SegmentIndex,
 } from './archive-format.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
@@ -99,6 +99,18 @@ export class ArchiveReader {
     return decodeBlock(bytes);
   }
 
+  /** The line of one id in a block (only that line parsed), or null. */
+  private async lineOf(segment: Segment, index: SegmentIndex, block: number, id: string): Promise<ArchiveLine | null> {
+    const entry = index.blocks[block];
+    if (!entry) return null;
+    const bytes = await this.store.getRange(`${segment.base}.ndjson.br`, entry[2], entry[3]);
+    if (!bytes) {
+      this.indexes.delete(`${segment.base}.index.json.gz`);
+      return null;
+    }
+    return findInBlock(bytes, id);
+  }
+
   private async snapshot(version: string | null): Promise<SnapshotMeta | null> {
     if (version === null) return null;
     const cached = this.snapshots.get(version);
@@ -125,7 +137,7 @@ export class ArchiveReader {
       if (!index) continue;
       const block = findBlock(index, id);
       if (block < 0) continue;
-      const line = (await this.block(segment, index, block)).find((item) => item.decision_id === id);
+      const line = await this.lineOf(segment, index, block, id);
       if (line) return this.view(line);
     }
     return null;
