@@ -9,7 +9,8 @@
 // Knobs: BENCH_TREES (label=dir,…; default this=.), BENCH_SCENARIOS (hot,cold,policy,review,override,override-1000),
 // BENCH_REQUESTS (2000 per measured run), BENCH_WARMUP_REQUESTS (6000 per scenario before the first round; 1000
 // before the others), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_CARRIERS (20000), BENCH_K8S_NODE_OPTIONS (1),
-// BENCH_OUT (file stem; default .bench-out/instructions-<time>).
+// BENCH_OUT (file stem; default .bench-out/instructions-<time>), BENCH_CALLGRIND_DIR (the dumps; default .bench-out/callgrind, one per
+// concurrent run).
 //
 // How: each tree is compiled as production runs it (tsc -p bench/tsconfig.bench.json) and seeded with its own code
 // (bench/instructions-seed.ts) under its own prefix of one private Redis; its bench/serve.js then runs as
@@ -44,7 +45,7 @@ const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 3));
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 8);
 const CARRIERS = Number(env.BENCH_CARRIERS ?? 20_000);
 const OUT = env.BENCH_OUT ?? `${ROOT}/.bench-out/instructions-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-const DUMPS = `${ROOT}/.bench-out/callgrind`;
+const DUMPS = env.BENCH_CALLGRIND_DIR ?? `${ROOT}/.bench-out/callgrind`;
 const HOT_MC = '100001';
 const REVIEW_MC = '900000';
 
