@@ -67,6 +67,8 @@ export interface PassResult {
 export class DecisionArchiver {
   private head: ChainHead | null | undefined;
   private readonly writtenObjects = new Map<string, { key: string; sha256: string; bytes: number }>();
+  /** The segment being written (writeSegment queues behind it). */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly redis: RedisClient,
@@ -179,7 +181,19 @@ export class DecisionArchiver {
   }
 
   /** Writes one segment (data, index, objects, then the manifest that commits it) and advances the head. */
-  private async writeSegment(
+  /**
+   * Writes one segment, after any this archiver is already writing: eviction checks seconds in parallel, and two
+   * catch-up segments must not both take the next seq.
+   */
+  private writeSegment(
+    kind: SegmentManifest['kind'], from: number, to: number, archivedUntil: number, stored: StoredRecord[], seconds: Array<[number, number]>,
+  ): Promise<void> {
+    const written = this.writing.then(() => this.writeSegmentNow(kind, from, to, archivedUntil, stored, seconds));
+    this.writing = written.catch(() => undefined);
+    return written;
+  }
+
+  private async writeSegmentNow(
     kind: SegmentManifest['kind'], from: number, to: number, archivedUntil: number, stored: StoredRecord[], seconds: Array<[number, number]>,
   ): Promise<void> {
     stored.sort((a, b) => (a.decisionId < b.decisionId ? -1 : a.decisionId > b.decisionId ? 1 : 0));
