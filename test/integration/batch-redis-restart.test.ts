@@ -45,6 +45,9 @@ it('screens jobs before and after Redis is killed and restarted', async () => {
   // The restarted Redis is empty (no persistence in tests): arrange again, then a new job must complete.
   const after = await arrange();
   await waitFor(() => t.post('/v1/batch', { items: [] }, { 'x-api-key': after }).then((response) => response.status), (status) => status === 422, 10_000);
+  // The service has read the new snapshot once a single check answers with a verdict instead of a degraded one.
+  await waitFor(() => t.post('/v1/eligibility', { mc_number: '600001' }, { 'x-api-key': after })
+    .then(async (response) => (await response.json() as { eligible?: boolean }).eligible), (eligible) => eligible === true, 10_000);
   const second = await submit(t, after, [{ mc: '600001' }, { mc: '600002' }]);
   const done = await waitTerminal(t, after, second.job_id, 15_000);
   expect(done).toMatchObject({ status: 'completed', summary: { eligible: 1, not_found: 1 } });
