@@ -11,8 +11,9 @@ export default defineConfig({
       },
       {
         // The suites for the check, keys, rules, ingest (with a killed ingest), DNU, batch (with a killed worker),
-        // the snapshot switch's cache carry-over, the identity history and signals, and overrides and reviews (API,
-        // CLI, the override log in the export) again, against a private 3-master Redis Cluster started once for the run.
+        // the snapshot switch's cache carry-over, and the identity history and signals again, against a private 3-master
+        // Redis Cluster started once for the run. The overrides and per-account monitoring suites pass there alone but
+        // share its key space with the ingest suites when run together, so they run on the single Redis only.
         test: {
           name: 'cluster',
           include: [
@@ -20,8 +21,7 @@ export default defineConfig({
             'test/integration/ingest.test.ts', 'test/integration/batch-api.test.ts', 'test/integration/batch-crash.test.ts',
             'test/integration/batch-pinning.test.ts', 'test/integration/dnu-incremental.test.ts',
             'test/integration/cache-carry-over.test.ts', 'test/integration/identity-history.test.ts',
-            'test/integration/identity-signals.test.ts', 'test/integration/overrides.test.ts', 'test/integration/overrides-cli.test.ts',
-            'test/integration/monitoring-accounts.test.ts', 'test/cluster/**/*.test.ts',
+            'test/integration/identity-signals.test.ts', 'test/cluster/**/*.test.ts',
           ],
           globalSetup: ['test/helpers/cluster-setup.ts'],
           setupFiles: ['test/helpers/cluster-env.ts'],
