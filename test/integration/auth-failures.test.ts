@@ -3,16 +3,15 @@
 // unauthenticated failures are limited per client address (429 without a lookup), and a 503 for an unreadable
 // key names its cause in the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { createLogger } from '../../src/log.js';
 import { logCollector } from '../helpers/log-collector.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
+import { watchCommands, type CommandFeed } from '../helpers/command-feed.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 
 let redis: PrivateRedis;
 let t: TestApp;
-let monitor: Redis;
-let feed: Redis;
+let feed: CommandFeed | undefined;
 const destination = logCollector();
 /** Every key-record read Redis executed (HGETALL of an api key hash), by key id. */
 const lookups: string[] = [];
@@ -22,18 +21,14 @@ beforeAll(async () => {
   t = await startTestApp({ REDIS_URL: redis.url, ROLE: 'api', AUTH_FAILURES_PER_MINUTE: '6', TRUSTED_PROXY_HOPS: '1', LOG_LEVEL: 'info' }, {
     log: createLogger('info', 'test', destination),
   });
-  // No ready check: its INFO would be sent on the connection in MONITOR mode, whose own echo of that INFO then
-  // arrives where INFO's reply was expected (ioredis' "Command queue state error").
-  monitor = new Redis(redis.url, { enableReadyCheck: false });
-  feed = await monitor.monitor();
-  feed.on('monitor', (_time: string, args: string[]) => {
+  feed = await watchCommands(redis.url, (args) => {
     if (args[0]?.toLowerCase() === 'hgetall' && /\}:key:[a-z0-9]{12}$/.test(args[1] ?? '')) lookups.push(args[1] as string);
   });
 });
 
 const unmonitor = () => {
-  feed?.disconnect();
-  monitor?.disconnect();
+  feed?.stop();
+  feed = undefined;
 };
 
 afterAll(async () => {
