@@ -71,7 +71,8 @@ await writer.commit({
 });
 
 const out: Record<string, string> = { plain: await issue('plain', ['eligibility']) };
-const hasFeatures = existsSync(`${root}/src/policy/index.ts`) && existsSync(`${root}/src/overrides/index.ts`);
+// BENCH_SEED_FEATURES=0 seeds only the plain account, so trees with and without policies/overrides hold the same data.
+const hasFeatures = process.env.BENCH_SEED_FEATURES !== '0' && existsSync(`${root}/src/policy/index.ts`) && existsSync(`${root}/src/overrides/index.ts`);
 if (hasFeatures) {
   // Policies and overrides go through the tree's own API, on its own service started here (not measured).
   const t = await tree.startTestApp({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, STATE_POLL_MS: '100', REDIS_COMMAND_TIMEOUT_MS: '5000' });

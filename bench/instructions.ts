@@ -9,6 +9,7 @@
 // Knobs: BENCH_TREES (label=dir,…; default this=.), BENCH_SCENARIOS (hot,cold,policy,review,override,override-1000),
 // BENCH_REQUESTS (2000 per measured run), BENCH_WARMUP_REQUESTS (6000 per scenario before the first round; 1000
 // before the others), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_CARRIERS (20000), BENCH_K8S_NODE_OPTIONS (1),
+// BENCH_SEED_FEATURES (0: no policy or override accounts, for a fair A/B with older trees),
 // BENCH_OUT (file stem; default .bench-out/instructions-<time>), BENCH_CALLGRIND_DIR (the dumps; default .bench-out/callgrind, one per
 // concurrent run).
 //
