@@ -241,13 +241,18 @@ describe('rate budget', () => {
     const replica = () => startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX, REDIS_COMMAND_TIMEOUT_MS: '5000' }, { log: createLogger('warn', 'test', logs) });
     const first = await replica();
     const second = await replica();
+    const send = (baseUrl: string) => fetch(`${baseUrl}/v1/eligibility`, {
+      method: 'POST', headers: { 'x-api-key': racing }, body: JSON.stringify({ mc_number: '123456' }),
+    });
     try {
-      const requests = Array.from({ length: 150 }, (_, index) => fetch(`${index % 2 ? second.baseUrl : first.baseUrl}/v1/eligibility`, {
-        method: 'POST', headers: { 'x-api-key': racing }, body: JSON.stringify({ mc_number: '123456' }),
-      }));
-      const statuses = (await Promise.all(requests)).map((response) => response.status);
-      expect(statuses.filter((status) => status === 200), logs.text()).toHaveLength(budget);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(150 - budget);
+      // Warm, as replicas in service are: each has drawn from this key once, so its connection to the node that
+      // holds the key's slot is open and the draw script loaded there before the race.
+      for (const replica of [first, second]) expect((await send(replica.baseUrl)).status).toBe(200);
+      const racers = 150;
+      const statuses = (await Promise.all(Array.from({ length: racers }, (_, index) => send(index % 2 ? second.baseUrl : first.baseUrl))))
+        .map((response) => response.status);
+      expect(statuses.filter((status) => status === 200), logs.text()).toHaveLength(budget - 2);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(racers - (budget - 2));
       // One record per answered verdict: a check decided early and then refused has its record withdrawn.
       const records = await waitFor(() => recordsWhere((context) => context.keyId === racingId, since), (count) => count === budget, 3000);
       expect(records.value).toBe(budget);
