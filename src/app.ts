@@ -183,9 +183,10 @@ export async function startApp(config: Config, log: Logger, now: () => number = 
   // First, before any connection is made: a uws engine whose binary does not load refuses to start here.
   const startHttpServer = await loadHttpEngine(config.HTTP_ENGINE);
   const parts = buildParts(config, log, now);
-  // The request-path client has no offline queue, so wait briefly for the first connection; a Redis that is
-  // down at start-up must not stop the service from answering (fail-closed verdicts), hence the time limit.
-  await waitUntilReady(parts.redis, 2000);
+  // The request-path clients have no offline queue, so wait briefly for their first connections (the first state
+  // poll reads through both: the overrides' epoch watcher loads through its own); a Redis that is down at start-up
+  // must not stop the service from answering (fail-closed verdicts), hence the time limit.
+  await Promise.all([waitUntilReady(parts.redis, 2000), waitUntilReady(parts.overrides.redis, 2000)]);
   await parts.state.start();
   await parts.policy.book.start();
   parts.overrides.start();

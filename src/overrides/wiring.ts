@@ -34,6 +34,8 @@ export interface OverrideParts {
 }
 
 export interface Overrides {
+  /** The feature's own request-path client (management timeout): start-up waits for it as for the main one. */
+  redis: RedisClient;
   registry: OverrideRegistry;
   store: OverrideStore;
   reviews: ReviewStore;
@@ -60,7 +62,7 @@ export function buildOverrides(parts: OverrideParts, connection?: RedisClient): 
   const effect = new OverrideEffect(registry, sightings, upkeep, now);
   parts.state.addEpochWatcher({ key: overrideKeys(config.REDIS_PREFIX).epoch, changed: async () => registry.replace(await store.loadActive()) });
   return {
-    registry, store, reviews, service, sightings, upkeep, effect,
+    redis, registry, store, reviews, service, sightings, upkeep, effect,
     postDecision: (verdict, context) => effect.apply(verdict, context.account, context.reference, context.kind === 'check' ? 'check' : 'batch_row'),
     routes: (gate) => [
       ...overrideRoutes({ gate, service, store, now, log }),

@@ -75,6 +75,8 @@ export class LiveState {
   /** The problems last logged (JSON), so each change is logged exactly once. */
   private lastCondition: string | null = null;
   private sawMark = false;
+  /** Why the last poll failed (named by the start-up line when the first poll could not read Redis). */
+  private lastPollError: unknown = null;
 
   constructor(
     private readonly redis: RedisClient,
@@ -111,10 +113,11 @@ export class LiveState {
     // The start-up line is the first state; from here on every change of it is logged once.
     const summary = this.summary();
     this.lastCondition = JSON.stringify(summary.problems);
-    const level = this.backend === 'data_missing' ? 'error' : 'info';
-    this.log[level]({ event: 'replica_state', ...summary }, this.backend === 'data_missing'
+    const unreachable = this.backend === 'unreachable';
+    const level = this.backend === 'data_missing' ? 'error' : unreachable ? 'warn' : 'info';
+    this.log[level]({ event: 'replica_state', ...summary, ...(unreachable ? { err: this.lastPollError } : {}) }, this.backend === 'data_missing'
       ? `replica state at start-up: ${DATA_MISSING_MESSAGE}`
-      : 'replica state at start-up');
+      : unreachable ? 'replica state at start-up: Redis could not be read; verdicts are degraded until a poll succeeds' : 'replica state at start-up');
     // The periodic poll skips a turn while one is still running (a slow Redis); it never queues.
     this.timer = setInterval(() => { if (!this.polling) void this.poll(); }, this.pollMs);
     this.timer.unref();
@@ -170,6 +173,7 @@ export class LiveState {
       this.backend = await this.markStatus(mark ?? null, snapshotVersion ?? null, rulesetVersion ?? null);
       this.logCondition(null);
     } catch (error) {
+      this.lastPollError = error;
       this.markDown(error);
     }
   }

@@ -247,7 +247,11 @@ describe('rate budget', () => {
     try {
       // Warm, as replicas in service are: each has drawn from this key once, so its connection to the node that
       // holds the key's slot is open and the draw script loaded there before the race.
-      for (const replica of [first, second]) expect((await send(replica.baseUrl)).status).toBe(200);
+      for (const replica of [first, second]) {
+        const warm = await send(replica.baseUrl);
+        expect(warm.status).toBe(200);
+        expect((await warm.json() as { degraded: boolean }).degraded, logs.text()).toBe(false);
+      }
       const racers = 150;
       const statuses = (await Promise.all(Array.from({ length: racers }, (_, index) => send(index % 2 ? second.baseUrl : first.baseUrl))))
         .map((response) => response.status);
