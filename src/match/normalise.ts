@@ -12,6 +12,12 @@ const LEADING_LEGAL_FORMS = new Set(['OOO', 'ZAO', 'OAO', 'PAO', 'AO', 'TOO', 'P
 
 /** Uppercase, diacritics stripped, & → AND, dotted abbreviations closed up, other punctuation → space. */
 const PLAIN = /^[A-Z0-9 ]*$/;
+/**
+ * An English possessive at the end of a word of two or more letters (ISI'S, PEOPLE'S, LORD'S): the word is the one
+ * before the apostrophe. Closing it up instead would turn ISI'S TOWING into the token ISIS. A letter's possessive
+ * (D'S SUPERMARKET) stays closed up: DS, as an initialism is written. Upper case only (basicTokens upper-cases first).
+ */
+export const POSSESSIVE = /(?<=[A-Z0-9]{2})['`\u2019]S(?![A-Z0-9])/g;
 
 export function basicTokens(raw: string): string[] {
   // Most census names are already upper-case letters, digits and spaces.
@@ -23,6 +29,7 @@ export function basicTokens(raw: string): string[] {
   const folded = PRINTABLE_ASCII.test(raw) ? raw : raw.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
   const base = folded
     .toUpperCase()
+    .replace(POSSESSIVE, '')
     .replace(/&/g, ' AND ')
     // Dotted abbreviations ("L.L.C.", "S.A.") collapse to letters before punctuation becomes space.
     .replace(/\b([A-Z])\.(?=[A-Z]\.)/g, '$1')

@@ -13,7 +13,7 @@
 import type { WatchlistHit } from '../core/carrier.js';
 import { compareAddresses, type PlaceOf } from './address.js';
 import { BUSINESS_WORDS, COMMON_CARRIER_WORD_SHARE, COMMON_CARRIER_WORDS, personTokenShare } from './name-tables.js';
-import { splitDba } from './normalise.js';
+import { POSSESSIVE, splitDba } from './normalise.js';
 import { classifyPrepared, COMMON_NAME_BEARERS, expectedBearers, type NameKind, UNKNOWN_TOKEN_SHARE as UNKNOWN_NAME_SHARE } from './person-name.js';
 import { LEGAL_FORMS } from './name-tables.js';
 import { isParticle } from './normalise.js';
@@ -191,10 +191,15 @@ export class WatchlistIndex {
     // An apostrophe inside a word (MADA'IN, MA'RUF) is written closed up or as a space: both forms are indexed.
     const split = entry.name.replace(INNER_APOSTROPHE, '$1 $2');
     if (split !== entry.name) this.addName(index, entry, split);
+    // A possessive (PEOPLE'S) is read as its word (PEOPLE) on both sides; a carrier may also write it closed up
+    // (PEOPLES): that form is indexed too.
+    const upper = entry.name.toUpperCase();
+    const closed = upper.replace(POSSESSIVE, 'S');
+    if (closed !== upper) this.addName(index, entry, closed);
   }
 
   private addName(index: number, entry: ListEntry, display: string): void {
-    const dedupe = `${index}|${display.toUpperCase().replace(/['`\u2019]/g, '').replace(/[^A-Z0-9]+/g, ' ').trim()}`;
+    const dedupe = `${index}|${display.toUpperCase().replace(POSSESSIVE, '').replace(/['`\u2019]/g, '').replace(/[^A-Z0-9]+/g, ' ').trim()}`;
     if (this.seenNames.has(dedupe)) return;
     this.seenNames.add(dedupe);
     this.names.push({ entry: index, individual: entry.individual, field: entry.name_field ?? 'primary_name', display, prepared: null });

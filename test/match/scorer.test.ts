@@ -40,6 +40,11 @@ describe('normaliser', () => {
     ['MTZ ELECTRIC SERVICELLC', 'MTZ ELECTRIC SERVICE'],
     ['KOREA RUNGRADO GENERAL TRADING CORPDRATION', 'KOREA RUNGRADO GENERAL TRADING'],
     ['JOHN SMITH JR', 'JOHN SMITH'],
+    // A possessive is its word (ISI'S is ISI, not ISIS); a letter's possessive is closed up as an initialism.
+    ["ISI'S TOWING & TRANSPORT SERVICES INC", 'ISI TOWING AND TRANSPORT SERVICES'],
+    ['LORD\u2019S RESISTANCE ARMY', 'LORD RESISTANCE ARMY'],
+    ["D'S SUPERMARKET COMPANY LTD.", 'DS SUPERMARKET'],
+    ["O'SULLIVAN HAULING", 'OSULLIVAN HAULING'],
   ])('%s → %s', (raw, expected) => expect(normaliseName(raw)).toBe(expected));
 
   it('folds romanisation variants of one name together', () => {
@@ -152,6 +157,18 @@ describe('the false alarms of the issue never hard-stop', () => {
     expect(there).toMatchObject({ confirmed: true });
     expect(there.agreed).toEqual(expect.arrayContaining(['zip']));
     expect(reasonOf(there)).toBe('sam_exclusion');
+  });
+  it('a short listed name (ISIS) is a review among trade words only, not inside a possessive or beside the carrier\'s own words', () => {
+    const flagged = (name: string) => index.match([name], US).filter((hit) => reasonOf(hit) !== null).map((hit) => hit.matched_name);
+    expect(flagged('ISIS TRUCKING LLC')).toEqual(['ISIS']);
+    expect(flagged("ISI'S TOWING & TRANSPORT SERVICES INC")).toEqual([]);
+    expect(flagged('ISIS JOHNSON TRUCKING')).toEqual([]);
+    expect(flagged('KOTI SINGH EXPRESS')).toEqual([]);
+  });
+  it('a listed possessive is found written with it, without it, or closed up', () => {
+    for (const name of ["LORD'S RESISTANCE ARMY", 'LORD RESISTANCE ARMY', 'LORDS RESISTANCE ARMY TRANSPORT', "D'S SUPERMARKET", 'DS SUPERMARKET LLC']) {
+      expect(index.match([name], US).some((hit) => isHardStop(hit)), name).toBe(true);
+    }
   });
   it('ordinary carrier words do not make a match (TIMBER TRUCKING / TIMBER CORPORATION, EAGLE / THE EAGLES)', () => {
     expect(index.match(['TIMBER TRUCKING LLC', 'EAGLE EXPRESS INC'], US).filter((hit) => reasonOf(hit) !== null)).toEqual([]);
