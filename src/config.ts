@@ -135,6 +135,8 @@ export const configSchema = z.object({
     .describe('Largest share of a source\'s rows that may be set aside as unreadable (their carriers fail closed) before the ingest is refused'),
   IDENTITY_EXCEPTIONS_FILE: z.string().min(1).optional()
     .describe('JSON file of known legitimate shared contacts (phones, emails, addresses, DOT groups) the ingest\'s shared-contact index does not count (docs/identity.md); --identity-exceptions overrides it'),
+  INGEST_MAX_LIST_REMOVED_SHARE: z.coerce.number().min(0).max(1).default(0.01)
+    .describe('Largest share of a watch list\'s entries (OFAC SDN, consolidated, SAM) that may disappear against the serving snapshot before the ingest is refused (removed:<list>); every removed entry is named in the report'),
   INGEST_MAX_MEDIAN_FACTOR: z.coerce.number().min(1.5).max(1000).default(5)
     .describe('An insurance amount field whose median moves this many times (either way) against the serving snapshot refuses the ingest (a file in other units)'),
   INGEST_WRITE_BATCH: int(10, 10_000).default(250)

@@ -111,6 +111,8 @@ export interface Unblocked {
   mc: string;
   /** The reasons the serving snapshot's record gave (empty when it could not be read back). */
   was: string[];
+  /** The watch-list entries the serving record's hits came from that this ingest's lists no longer hold. */
+  removed?: string[];
 }
 
 export interface VerdictLimits {
@@ -154,8 +156,9 @@ export function verdictGuards(
   for (const carrier of unblocked) {
     const listed = carrier.was.filter((reason) => SANCTIONS.has(reason));
     if (listed.length === 0) continue;
+    const removed = carrier.removed?.length ? ` (${carrier.removed.join('; ')} removed)` : '';
     rows.push({
-      guard: `unblocked:MC${carrier.mc}`, before: listed.join(','), after: 'eligible', limit: 'a sanctions hit lifted needs its own acceptance',
+      guard: `unblocked:MC${carrier.mc}`, before: listed.join(','), after: `eligible${removed}`, limit: 'a sanctions hit lifted needs its own acceptance',
       verdict: 'refused', file,
     });
   }

@@ -26,6 +26,7 @@ import { loadRevocations, mergeRevocations, type RevocationInfo } from './source
 import { SlotIndex } from './slot-index.js';
 import { loadOfacAddresses, loadOfacAliases, loadOfacPrimary, loadSamExclusions } from './sources/watchlists.js';
 import { messageOf } from '../thrown.js';
+import { ListEntries, type WatchList } from './list-diff.js';
 
 export interface IngestFiles {
   census: string;
@@ -74,6 +75,8 @@ export interface LoadedSources {
   files: FileRecord[];
   /** Cross-file inconsistencies found while loading (an alias of an entry its primary file lacks), refused after the row guards. */
   problems: IngestError[];
+  /** Per watch list given: the identities of its entries and its primary file (the next ingest names removals). */
+  lists: Partial<Record<WatchList, { entries: ListEntries; file: string }>>;
 }
 
 /** A calendar day in a file's name (revocation_2024_08_06.csv, sdn_20261121.csv), or null. */
@@ -259,6 +262,7 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
   const oos = files.oos ? await load('oos', files.oos, (c, s, file) => loadOosOrders(file, c, s)) : null;
 
   const watchlists = new WatchlistIndex();
+  const lists: LoadedSources['lists'] = {};
   const problems: Array<IngestError | null> = [];
   for (const [source, prim, alt, add] of [
     ['ofac_sdn', files.ofacSdn, files.ofacAlt, files.ofacAdd], ['ofac_cons', files.ofacCons, files.ofacConsAlt, files.ofacConsAdd],
@@ -269,13 +273,17 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
       continue;
     }
     // OFAC's CSV files carry no date at all: the as-of comes from the operator's flag (or the file name).
-    const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s), () => null);
+    const entries = new ListEntries();
+    lists[source] = { entries, file: prim };
+    const entities = await load(source, prim, (c, s) => loadOfacPrimary(prim, source, watchlists, c, s, entries), () => null);
     if (alt) problems.push(await load(source, alt, (c, s) => loadOfacAliases(alt, source, entities, watchlists, c, s), () => null));
     if (add) problems.push(await load(source, add, (c, s) => loadOfacAddresses(add, source, watchlists, c, s, entities), () => null));
   }
   const samFile = files.sam;
   if (samFile) {
-    await load('sam', samFile, (c, s) => loadSamExclusions(samFile, watchlists, c, s), (result) => {
+    const entries = new ListEntries();
+    lists.sam = { entries, file: samFile };
+    await load('sam', samFile, (c, s) => loadSamExclusions(samFile, watchlists, c, s, entries), (result) => {
       if (result.asOf !== null && isFutureDay(result.asOf, options.nowMs)) {
         throw new IngestError(samFile, null, 'Creation_Date', `newest Creation_Date is in the future: "${result.asOf}"`);
       }
@@ -326,6 +334,6 @@ export async function loadSources(redis: RedisClient, keys: RedisKeys, options: 
 
   return {
     joined: { authority, insurance, insuranceHistory, revocations, authorityGrants, oos, watchlists, dnu, mcSlots, quarantine: options.quarantine },
-    freshness, reports, files: records, problems: problems.filter((problem): problem is IngestError => problem !== null),
+    freshness, reports, files: records, lists, problems: problems.filter((problem): problem is IngestError => problem !== null),
   };
 }

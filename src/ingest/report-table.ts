@@ -1,6 +1,7 @@
 // The final table an operator reads after an ingest: rows read and skipped per file, carriers built,
 // flags by reason (under the default rule set, evaluated at ingest time).
 import { formatGuardTable } from './change-guards.js';
+import { describeRemoved } from './list-diff.js';
 import type { IngestReport } from './run.js';
 
 function table(rows: string[][]): string {
@@ -43,8 +44,12 @@ export function formatIngestReport(report: IngestReport): string {
     '',
     report.newlyEligible.count === 0 ? 'carriers moving to eligible: none'
       : [`carriers moving from blocked or review to eligible: ${report.newlyEligible.count}`,
-        ...report.newlyEligible.carriers.slice(0, 100).map((carrier) => `  MC${carrier.mc}: was ${carrier.was.join(', ') || '(not readable)'}`),
+        ...report.newlyEligible.carriers.slice(0, 100).map((carrier) => `  MC${carrier.mc}: was ${carrier.was.join(', ') || '(not readable)'}${carrier.removed ? `; list entries removed: ${carrier.removed.join('; ')}` : ''}`),
         ...(report.newlyEligible.count > 100 ? [`  … and ${report.newlyEligible.count - 100} more`] : [])].join('\n'),
+    '',
+    report.removedEntries.length === 0 ? 'watch-list entries removed since the serving snapshot: none'
+      : [`watch-list entries removed since the serving snapshot: ${report.removedEntries.length}`,
+        ...report.removedEntries.map((entry) => `  ${entry.file}: ${describeRemoved(entry)}`)].join('\n'),
     '',
     report.quarantined.length === 0 ? 'rows set aside as unreadable: none'
       : [`rows set aside as unreadable (their carriers answer carrier_record_unreadable): ${report.quarantined.length}`,

@@ -36,6 +36,7 @@ import { NumberBitmap } from './dot-bitmap.js';
 import type { IdentityObservation, IdentitySink } from './identity-sink.js';
 import { SourceStats, type AmountUnits } from './sources/common.js';
 import { decodeSnapshotMeta } from '../store/stored-json.js';
+import { decodeListEntries, describeRemoved, diffList, encodeListEntries, removedFor, WATCH_LISTS, type RemovedEntry } from './list-diff.js';
 import { isOneOf } from '../core/one-of.js';
 
 export type { IngestFiles } from './load-sources.js';
@@ -81,11 +82,13 @@ export interface IngestLimits extends ChangeLimits, VerdictLimits {
   /** An amount field's median moving this many times (either way) against the serving snapshot refuses (`median:<field>`). */
   maxMedianFactor: number;
   maxQuarantineShare: number;
+  /** Largest share of a watch list's entries that may disappear against the serving snapshot (`removed:<list>`). */
+  maxListRemovedShare: number;
 }
 
 export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   ...DEFAULT_CHANGE_LIMITS, ...DEFAULT_VERDICT_LIMITS, maxBipdUsd: DEFAULT_MAX_BIPD_USD, maxQuarantineShare: DEFAULT_MAX_QUARANTINE_SHARE,
-  maxMedianFactor: 5,
+  maxMedianFactor: 5, maxListRemovedShare: 0.01,
 };
 
 export interface IngestReport {
@@ -108,6 +111,8 @@ export interface IngestReport {
   quarantined: QuarantinedRow[];
   /** Carriers that move from blocked or review to eligible against the serving snapshot, with what they were (first 1,000). */
   newlyEligible: { count: number; carriers: Unblocked[] };
+  /** Every watch-list entry the serving snapshot had and this ingest's lists do not (file, id, name). */
+  removedEntries: RemovedEntry[];
   /** Identity changes recorded (with IngestOptions.identity). */
   identity?: { changes: number; carriers: number };
 }
@@ -189,13 +194,25 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
 
     await writer.begin(nowMs);
     begun = true;
+    // Each list's entries go with the version (the next ingest names what disappeared); the serving ones are compared.
+    const listRows: GuardRow[] = [];
+    const removedEntries: RemovedEntry[] = [];
+    for (const list of WATCH_LISTS) {
+      const mine = loaded.lists[list];
+      if (!mine) continue;
+      await redis.set(keys.snapshotListEntries(version, list), encodeListEntries(mine.entries));
+      const servingBlob = current ? await redis.getBuffer(keys.snapshotListEntries(current, list)) : null;
+      const diff = diffList(list, servingBlob ? decodeListEntries(servingBlob) : null, mine.entries, limits.maxListRemovedShare, mine.file);
+      listRows.push(diff.row);
+      removedEntries.push(...diff.removed);
+    }
     const censusStats = new SourceStats();
     const censusHash = new StreamingHash(() => undefined);
     const servingBits = current ? await redis.getBuffer(keys.snapshotNotEligible(current)) : null;
     const rules = options.rules ?? DEFAULT_RULE_SET;
     const counts = await writeCarriers(writer, loaded.joined, options, censusStats, progress, rules, nowMs, censusHash,
       { coded, quarantine, maxBipdUsd: limits.maxBipdUsd, warn }, servingBits ? new NumberBitmap(servingBits) : null);
-    const unblocked = current ? await whyWasBlocked(redis, keys, current, counts.newlyEligible, rules, nowMs) : [];
+    const unblocked = current ? await whyWasBlocked(redis, keys, current, counts.newlyEligible, rules, nowMs, removedEntries) : [];
 
     const censusSize = (await stat(options.files.census)).size;
     const censusFile: FileRecord = {
@@ -226,6 +243,8 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       ...codedFieldGuards(coded.toJSON(), currentMeta?.fields, limits, fileOf),
       // The amounts' medians before the verdicts: a file in other units is the cause, the verdicts that move its effect.
       ...medianGuards(medians, currentMeta?.medians, limits.maxMedianFactor, fileOf),
+      // A list that lost entries is the cause; the carriers it stops blocking (unblocked:MC…) its effect.
+      ...listRows,
       ...verdictGuards(verdicts, currentMeta?.verdicts, unblocked, counts.newlyEligible.size, limits, options.files.census),
     ], options.accept ?? []);
     for (const name of guards.unused) warn(`--accept ${name}: no such guard was beyond its limit in this ingest`);
@@ -260,7 +279,7 @@ export async function runIngest(redis: RedisClient, keys: RedisKeys, options: In
       files: [...loaded.reports, { source: 'census', file: options.files.census, stats: censusStats }],
       fileRecords: [...loaded.files, censusFile],
       ...counts, warnings, removedVersions, durationMs: Date.now() - started, guards: guards.rows, quarantined: quarantine.rows,
-      newlyEligible: { count: counts.newlyEligible.size, carriers: unblocked },
+      newlyEligible: { count: counts.newlyEligible.size, carriers: unblocked }, removedEntries,
     };
   } catch (error) {
     // Nothing to remove before begin(): refusals found while loading the side files leave Redis untouched.
@@ -482,6 +501,7 @@ async function writeCarriers(
 /** The serving snapshot's reasons for carriers this ingest makes eligible (read back for the first 1,000). */
 async function whyWasBlocked(
   redis: RedisClient, keys: RedisKeys, version: string, mcs: ReadonlySet<number>, rules: RuleSet, nowMs: number,
+  removedEntries: readonly RemovedEntry[],
 ): Promise<Unblocked[]> {
   const listed = [...mcs].sort((a, b) => a - b).slice(0, 1000).map(String);
   if (listed.length === 0) return [];
@@ -491,13 +511,19 @@ async function whyWasBlocked(
   return listed.map((mc, i) => {
     const raw = replies[i]?.[1];
     let was: string[] = [];
+    const removed = new Set<string>();
     try {
       const lookup = decodeCarrier(mc, typeof raw === 'string' ? raw : null);
-      if (lookup.kind === 'found') was = carrierReasons(lookup.record, rules, nowMs);
-      else if (lookup.kind === 'ambiguous') was = ['ambiguous_mc_number'];
+      if (lookup.kind === 'found') {
+        was = carrierReasons(lookup.record, rules, nowMs);
+        for (const hit of lookup.record.hits) {
+          const entry = removedFor(removedEntries, hit);
+          if (entry) removed.add(describeRemoved(entry));
+        }
+      } else if (lookup.kind === 'ambiguous') was = ['ambiguous_mc_number'];
     } catch {
       was = [];
     }
-    return { mc, was };
+    return removed.size > 0 ? { mc, was, removed: [...removed] } : { mc, was };
   });
 }

@@ -44,6 +44,8 @@ export function redisKeys(prefix: string) {
     carrierBucket: (version: string, bucket: number) => `${prefix}snapshot:${version}:c:${bucket}`,
     /** Hash bucket of the version's shared-contact index: field = kind + value hash, value = carriers and some DOTs. */
     sharedContacts: (version: string, bucket: number) => `${prefix}snapshot:${version}:s:${bucket}`,
+    /** String: a version's entries of one watch list (brotli, src/ingest/list-diff.ts); untagged, removed with the version. */
+    snapshotListEntries: (version: string, list: string) => `${prefix}snapshot:${version}:w:${list}`,
     /** Zset of versions being written (orphans after a crash) → start ms. */
     snapshotVersions: ctl('snapshot:versions'),
     /** Zset of replaced versions → removal due ms. */

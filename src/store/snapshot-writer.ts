@@ -161,6 +161,8 @@ export async function removeSnapshotVersion(redis: RedisClient, keys: RedisKeys,
   }
   // The version's shared-contact index (src/identity) goes with it.
   await sendKeyed(redis, Array.from({ length: SHARED_CONTACT_BUCKETS }, (_, bucket): KeyedCommand => ['unlink', keys.sharedContacts(version, bucket)]));
+  // The version's watch-list entries (src/ingest/list-diff.ts).
+  await sendKeyed(redis, ['ofac_sdn', 'ofac_cons', 'sam'].map((list): KeyedCommand => ['unlink', keys.snapshotListEntries(version, list)]));
   // Meta last (one {ctl} MULTI): a version whose meta is still there may still have buckets.
   await redis.multi().unlink(keys.snapshotMeta(version)).unlink(keys.snapshotNotEligible(version)).zrem(keys.snapshotVersions, version).zrem(keys.snapshotRetired, version).exec();
 }

@@ -266,16 +266,19 @@ describe('class 5: one unreadable row is set aside, not a refusal of the whole f
 });
 
 describe('class 6: a file is judged by what it changes; a carrier a list stops blocking needs its own acceptance', () => {
-  it('an SDN list missing the entry that blocks MC200002: refused by that carrier; accepted by name, it is eligible and listed with why', async () => {
+  it('an SDN list missing the entry that blocks MC200002: refused naming the entry, and by that carrier; accepted by both names, it is eligible and listed with why', async () => {
     const keys = freshKeys();
     await ingest(keys);
     const refusal = await ingest(keys, { ofacSdn: files.sdnShort }, { force: true }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(GuardRefusal);
-    expect((refusal as Error).message).toBe(`${GOOD_FILES.census}: unblocked:MC200002: ofac_sdn_match → eligible, limit a sanctions hit lifted needs its own acceptance; check the file or accept this change with --accept unblocked:MC200002`);
-    // Accepting the list change in general (another name) is not enough.
-    await expect(ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['newly_eligible'] })).rejects.toThrow(/--accept unblocked:MC200002$/);
-    const report = await ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['unblocked:MC200002'] });
-    expect(report.newlyEligible).toEqual({ count: 1, carriers: [{ mc: '200002', was: ['ofac_sdn_match'] }] });
+    expect((refusal as Error).message).toBe(`${files.sdnShort}: removed:ofac_sdn: 5 entries → 1 removed (20.0%), first ofac_sdn 990001 "NORTHWIND MARITIME LOGISTICS", limit ≤ 1.0% removed; check the file or accept this change with --accept removed:ofac_sdn (and 1 more guard(s); see the table)`);
+    // The carrier's own row names the entry whose removal lifts it.
+    expect((refusal as GuardRefusal).rows.find((row) => row.guard === 'unblocked:MC200002')?.after).toBe('eligible (ofac_sdn 990001 "NORTHWIND MARITIME LOGISTICS" removed)');
+    // Accepting the list change in general (other names) is not enough.
+    await expect(ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['newly_eligible', 'removed:ofac_sdn'] })).rejects.toThrow(/--accept unblocked:MC200002$/);
+    const report = await ingest(keys, { ofacSdn: files.sdnShort }, { force: true, accept: ['removed:ofac_sdn', 'unblocked:MC200002'] });
+    expect(report.newlyEligible).toEqual({ count: 1, carriers: [{ mc: '200002', was: ['ofac_sdn_match'], removed: ['ofac_sdn 990001 "NORTHWIND MARITIME LOGISTICS"'] }] });
+    expect(report.removedEntries).toEqual([{ list: 'ofac_sdn', file: files.sdnShort, id: '990001', name: 'NORTHWIND MARITIME LOGISTICS' }]);
     expect(await reasonsOf(keys, '200002')).toEqual([]);
     expect(report.meta.verdicts).toMatchObject({ carriers: 267, eligible: 248 });
   });

@@ -94,7 +94,7 @@ export function register(program: Command): void {
               maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
               maxBlankRise: config.INGEST_MAX_BLANK_RISE, maxQuarantineShare: config.INGEST_MAX_QUARANTINE_SHARE,
               maxVerdictShift: config.INGEST_MAX_VERDICT_SHIFT, maxNewlyEligible: config.INGEST_MAX_NEWLY_ELIGIBLE,
-              maxMedianFactor: config.INGEST_MAX_MEDIAN_FACTOR,
+              maxMedianFactor: config.INGEST_MAX_MEDIAN_FACTOR, maxListRemovedShare: config.INGEST_MAX_LIST_REMOVED_SHARE,
             },
           });
           process.stdout.write(`${formatIngestReport(report)}\n`);

@@ -9,6 +9,7 @@ import { readCsv } from '../csv.js';
 import { IngestError } from '../errors.js';
 import { cleanCell, HeaderMap, parseDate } from '../fields.js';
 import { SourceStats, type LoadContext } from './common.js';
+import type { ListEntries } from '../list-diff.js';
 
 export interface OfacEntity {
   individual: boolean;
@@ -33,6 +34,7 @@ const OFAC_ADD_FIELDS = 6;
 /** sdn.csv / cons_prim.csv: ent_num, SDN_Name, SDN_Type, Program, ... Vessels and aircraft are not carriers. */
 export async function loadOfacPrimary(
   file: string, list: 'ofac_sdn' | 'ofac_cons', index: WatchlistIndex, context: LoadContext, stats: SourceStats,
+  identities?: ListEntries,
 ): Promise<OfacEntities> {
   const entities: OfacEntities = new Map<string, OfacEntity>();
   const listed = new Set<string>();
@@ -46,6 +48,8 @@ export async function loadOfacPrimary(
     if (listed.has(id)) throw new IngestError(file, row, 'ent_num', `entry ${id} is listed twice`);
     listed.add(id);
     if (name === '') throw new IngestError(file, row, 'SDN_Name', 'empty name');
+    // Every entry is recorded (vessels and aircraft too): the next ingest names each one that disappears.
+    identities?.add(id, name);
     const type = cleanCell(cells[2]).toLowerCase();
     if (type === 'vessel' || type === 'aircraft') { stats.skip(type); continue; }
     const entity = { individual: type === 'individual', program: cleanCell(cells[3]) };
@@ -148,7 +152,9 @@ export interface SamLoadResult {
 }
 
 /** SAM V2: active when Termination Date is empty, "Indefinite" or not yet passed. */
-export async function loadSamExclusions(file: string, index: WatchlistIndex, context: LoadContext, stats: SourceStats): Promise<SamLoadResult> {
+export async function loadSamExclusions(
+  file: string, index: WatchlistIndex, context: LoadContext, stats: SourceStats, identities?: ListEntries,
+): Promise<SamLoadResult> {
   let header: HeaderMap | null = null;
   let asOf: string | null = null;
   for await (const { row, cells } of readCsv(file, { onBytes: context.onBytes })) {
@@ -170,6 +176,8 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
       if (day !== null && (asOf === null || day > asOf)) asOf = day;
     }
     const termination = fields.text('Termination Date');
+    const samNumber = fields.text('SAM Number');
+    const named = () => fields.text('Name') || [fields.text('First'), fields.text('Middle'), fields.text('Last')].filter(Boolean).join(' ');
     const active = fields.text('Active Date');
     const since = active === '' ? null : parseDate(active);
     if (since === undefined) throw new IngestError(file, row, 'Active Date', `not a date: "${active}"`);
@@ -181,7 +189,11 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
       if (until !== null && since !== null && until < since) {
         throw new IngestError(file, row, 'Termination Date', `"${termination}" is before the Active Date "${active}" (date columns swapped?)`);
       }
-      if (until !== null && until < context.today) { stats.skip('terminated'); continue; }
+      if (until !== null && until < context.today) {
+        identities?.end(samNumber, named(), until);
+        stats.skip('terminated');
+        continue;
+      }
     }
     const classification = fields.text('Classification');
     if (/^vessel$/i.test(classification)) { stats.skip('vessel'); continue; }
@@ -191,7 +203,8 @@ export async function loadSamExclusions(file: string, index: WatchlistIndex, con
     const person = [first, fields.text('Middle'), last].filter(Boolean).join(' ');
     const name = fields.text('Name') || person;
     if (name === '') { stats.skip('no name'); continue; }
-    const id = fields.text('SAM Number') || `row${row}`;
+    identities?.add(samNumber, name);
+    const id = samNumber || `row${row}`;
     const exclusionType = fields.text('Exclusion Type');
     const note = [classification, exclusionType, fields.text('Excluding Agency')].filter(Boolean).join('; ');
     const entry: ListEntry = {
