@@ -41,10 +41,7 @@ export function realCarriers(half: Half): InnocentCarrier[] {
     .filter((carrier) => carrier.legal !== '' && (fnv1a(carrier.legal) % 2 === 0) === (half === 'tune'));
 }
 
-/**
- * A second, fresh held-out set of real carrier names (bench/match/data/README.md), added after the last matcher change
- * and never tuned on: reported on its own, beside the two halves.
- */
+/** A second set of real carrier names from another sample (bench/match/data/README.md), reported on its own. */
 export function freshRealCarriers(): InnocentCarrier[] {
   return lines(`${DATA}/fmcsa-census-names-fresh.tsv`)
     .map((line) => { const [legal = '', dba = ''] = line.split('\t'); return { legal: legal.trim(), dba: dba.trim() || null }; })

@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   const out: string[] = [];
   out.push(`lists: ${index.size} names, loaded and indexed in ${Math.round(loadMs)} ms\n`);
   out.push(table(rows, ['tune', 'held-out']));
-  out.push(`\nfresh real FMCSA carrier names (never tuned on): ${fresh.n} carriers, flagged ${pct(fresh.flagged, fresh.n)} (${fresh.flagged}), hard stops ${fresh.hard}, name-only person hard stops ${fresh.personHard}`);
+  out.push(`\nfresh real FMCSA carrier names (see bench/match/data/README.md): ${fresh.n} carriers, flagged ${pct(fresh.flagged, fresh.n)} (${fresh.flagged}), hard stops ${fresh.hard}, name-only person hard stops ${fresh.personHard}`);
   if (fresh.alarms.length > 0) out.push(fresh.alarms.slice(0, show).join('\n'));
   out.push(`\nrecall by variation (caught/planted):\n${table(byVariation, ['tune', 'held-out'])}`);
   HALVES.forEach((half, i) => {

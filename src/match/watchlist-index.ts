@@ -376,7 +376,9 @@ export class WatchlistIndex {
       // Low scores are kept for the containment rules only (an entity's whole name inside a longer carrier name).
       if (low && (name.individual ? kind !== 'business' : this.containable[id] !== 1 && result.score < this.floor - LOW_CONTAINED)) continue;
       const evidence = name.individual ? null : entityEvidence(carrier, listed, result);
-      const contained = evidence !== null && this.containable[id] === 1 && evidence.coveredAll && evidence.exactRare > 0
+      // Inside a longer name, the listed words must be the carrier's words as written (or folded alike): a near
+      // spelling among other words (TAMAYOZ in HUMBERTO GARCIA TAMAYO, AUCTION in SJD AUCTIONS) is another word.
+      const contained = evidence !== null && this.containable[id] === 1 && evidence.coveredAll && !evidence.spelledApart && evidence.exactRare > 0
         && evidence.carrierExtra <= CONTAINED_EXTRA_RATIO * evidence.listInformation;
       const weak = this.weakness[id] === 0 ? null : this.weakness[id] === 1 ? 'ordinary' : 'short';
       // Every word of the listed name, and around it only trade words, legal forms, letters and at most two ordinary
@@ -692,6 +694,8 @@ interface Evidence {
   exactRare: number;
   /** Every listed token but particles, legal forms and single letters has an identical partner. */
   coveredAll: boolean;
+  /** Some listed token counted identical is spelt differently on the carrier's side (AUCTIONS / AUCTION). */
+  spelledApart: boolean;
   /** coveredAll, and the carrier adds nothing but particles and legal forms. */
   exactCore: boolean;
   /** Information of the listed name's tokens (see information()). */
@@ -712,7 +716,7 @@ function entityEvidence(carrier: PreparedName, listed: PreparedName, result: Nam
   const partner = new Map<number, [number, number]>();
   for (const [i, j, sim] of result.pairs) partner.set(j, [i, sim]);
   const evidence: Evidence = {
-    listIdentifying: 0, exactIdentifying: 0, fuzzyIdentifying: 0, transliterated: 0, exactRare: 0, coveredAll: true, exactCore: false,
+    listIdentifying: 0, exactIdentifying: 0, fuzzyIdentifying: 0, transliterated: 0, exactRare: 0, coveredAll: true, spelledApart: false, exactCore: false,
     listInformation: 0, carrierExtra: 0, numbersAgree: carrier.numbers !== '' && carrier.numbers === listed.numbers,
     coveredWhole: true, ordinaryAdded: 0, otherAdded: 0,
   };
@@ -723,6 +727,7 @@ function entityEvidence(carrier: PreparedName, listed: PreparedName, result: Nam
     const identical = pair !== undefined && pair[1] >= 0.97 && (carrier.tokens[pair[0]] === token || Math.min(token.length, carrier.tokens[pair[0]]!.length) >= 5
       || (carrier.tokens[pair[0]]!.length === 1 && token.length > 1));
     if (!identical && !optionalToken(token)) evidence.coveredAll = false;
+    if (identical && pair[1] < 1) evidence.spelledApart = true;
     if (!identical && (!isParticle(token) || token.length === 1)) evidence.coveredWhole = false;
     evidence.listInformation += information(token);
     if (baseWeight(token) !== null || isNumber(token)) return;

@@ -165,6 +165,12 @@ describe('the false alarms of the issue never hard-stop', () => {
     expect(flagged('ISIS JOHNSON TRUCKING')).toEqual([]);
     expect(flagged('KOTI SINGH EXPRESS')).toEqual([]);
   });
+  it('a listed name inside a longer carrier name must be there as written, not as a near spelling', () => {
+    const flagged = (legal: string, dba: string | null = null) => index.match([legal, dba], US).filter((hit) => reasonOf(hit) !== null).map((hit) => hit.matched_name);
+    expect(flagged('HUMBERTO GARCIA TAMAYO')).toEqual([]);
+    expect(flagged('SJD PROPERTY HOLDING LLC', 'SJD AUCTIONS')).toEqual([]);
+    expect(flagged('NORTH HILAL TRAVEL AGENCY CARRIERS LLC').length).toBeGreaterThan(0);
+  });
   it('a listed possessive is found written with it, without it, or closed up', () => {
     for (const name of ["LORD'S RESISTANCE ARMY", 'LORD RESISTANCE ARMY', 'LORDS RESISTANCE ARMY TRANSPORT', "D'S SUPERMARKET", 'DS SUPERMARKET LLC']) {
       expect(index.match([name], US).some((hit) => isHardStop(hit)), name).toBe(true);
