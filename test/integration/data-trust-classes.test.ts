@@ -27,6 +27,7 @@ import { CORPUS_NOW } from '../fixtures/bad/make-corpus.js';
 
 const NOW = CORPUS_NOW;
 const GOOD = new URL('../fixtures/bad/good/', import.meta.url).pathname;
+const REAL = new URL('../fixtures/real/', import.meta.url).pathname;
 const GOOD_FILES: IngestFiles = {
   census: join(GOOD, 'census_az4n-8mr2.csv'), authority: join(GOOD, 'li_carrier_legacy.txt'),
   insurance: join(GOOD, 'li_actpendinsur_legacy.txt'), insuranceHistory: join(GOOD, 'li_inshist_legacy.txt'),
@@ -281,5 +282,31 @@ describe('class 6: a file is judged by what it changes; a carrier a list stops b
     expect(report.removedEntries).toEqual([{ list: 'ofac_sdn', file: files.sdnShort, id: '990001', name: 'NORTHWIND MARITIME LOGISTICS' }]);
     expect(await reasonsOf(keys, '200002')).toEqual([]);
     expect(report.meta.verdicts).toMatchObject({ carriers: 267, eligible: 248 });
+  });
+
+  it('the real SDN list (Jul 2021, 8,976 entries) missing 5% of its entries, the one blocking MC200002 among them: refused in one line naming the file and the first removed entry; accepted by name, the report names exactly the removed entries', async () => {
+    const good = (await readFile(GOOD_FILES.ofacSdn!, 'latin1')).split('\n').filter((line) => /^\d+,/.test(line));
+    const goodIds = new Set(good.map((line) => line.split(',')[0]));
+    const real = (await readFile(join(REAL, 'ofac/sdn_2021-07/sdn.csv'), 'latin1')).split('\r\n').filter((line) => /^\d+,/.test(line) && !goodIds.has(line.split(',')[0]));
+    const full = [...good, ...real];
+    // Every 20th real entry goes, and 990001 (NORTHWIND, which blocks MC200002); the entries the alias file names stay.
+    const gone = new Set(['990001', ...real.filter((_, i) => i % 20 === 7).map((line) => line.split(',')[0]!)]);
+    await writeFile(files.sdnFull = join(dir, 'sdn-full.csv'), `${full.join('\n')}\n`, 'latin1');
+    await writeFile(files.sdnMissing = join(dir, 'sdn-missing-5pct.csv'), `${full.filter((line) => !gone.has(line.split(',')[0]!)).join('\n')}\n`, 'latin1');
+    const keys = freshKeys();
+    await ingest(keys, { ofacSdn: files.sdnFull });
+    const snapshot = await served(keys.snapshotCurrent.slice(0, keys.snapshotCurrent.indexOf('{')));
+    const refusal = await ingest(keys, { ofacSdn: files.sdnMissing }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(GuardRefusal);
+    const share = ((gone.size / full.length) * 100).toFixed(1);
+    expect((refusal as Error).message).toBe(`${files.sdnMissing}: removed:ofac_sdn: ${full.length} entries → ${gone.size} removed (${share}%), first ofac_sdn 990001 "NORTHWIND MARITIME LOGISTICS", limit ≤ 1.0% removed; check the file or accept this change with --accept removed:ofac_sdn (and 1 more guard(s); see the table)`);
+    expect(await served(keys.snapshotCurrent.slice(0, keys.snapshotCurrent.indexOf('{')))).toBe(snapshot);
+    const report = await ingest(keys, { ofacSdn: files.sdnMissing }, { accept: ['removed:ofac_sdn', 'unblocked:MC200002'] });
+    expect(report.guards.filter((row) => row.verdict === 'accepted').map((row) => row.guard)).toEqual(['removed:ofac_sdn', 'unblocked:MC200002']);
+    expect(report.removedEntries.map((entry) => entry.id).sort()).toEqual([...gone].sort());
+    expect(new Set(report.removedEntries.map((entry) => entry.file))).toEqual(new Set([files.sdnMissing]));
+    const names = new Map(full.map((line) => [line.split(',')[0]!, /^\d+,"([^"]*)"/.exec(line)?.[1]]));
+    for (const entry of report.removedEntries) expect(entry.name).toBe(names.get(entry.id));
+    expect(report.newlyEligible.carriers).toEqual([{ mc: '200002', was: ['ofac_sdn_match'], removed: ['ofac_sdn 990001 "NORTHWIND MARITIME LOGISTICS"'] }]);
   });
 });
