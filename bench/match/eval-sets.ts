@@ -41,9 +41,11 @@ export function realCarriers(half: Half): InnocentCarrier[] {
     .filter((carrier) => carrier.legal !== '' && (fnv1a(carrier.legal) % 2 === 0) === (half === 'tune'));
 }
 
-/** A second set of real carrier names from another sample (bench/match/data/README.md), reported on its own. */
-export function freshRealCarriers(): InnocentCarrier[] {
-  return lines(`${DATA}/fmcsa-census-names-fresh.tsv`)
+/** The further sets of real carrier names from another sample (bench/match/data/README.md), each reported on its own. */
+export const FRESH_SETS = ['fresh', 'fresh2'] as const;
+
+export function freshRealCarriers(set: typeof FRESH_SETS[number]): InnocentCarrier[] {
+  return lines(`${DATA}/fmcsa-census-names-${set}.tsv`)
     .map((line) => { const [legal = '', dba = ''] = line.split('\t'); return { legal: legal.trim(), dba: dba.trim() || null }; })
     .filter((carrier) => carrier.legal !== '');
 }

@@ -14,7 +14,7 @@ import { DEFAULT_RULE_SET } from '../../src/core/ruleset.js';
 import { watchlistReason } from '../../src/core/watchlist-reasons.js';
 import { readCsv } from '../../src/ingest/csv.js';
 import type { WatchlistIndex } from '../../src/match/watchlist-index.js';
-import { freshRealCarriers, generatedCarriers, HALVES, plantedVariants, realCarriers, type Half, type InnocentCarrier } from './eval-sets.js';
+import { FRESH_SETS, freshRealCarriers, generatedCarriers, HALVES, plantedVariants, realCarriers, type Half, type InnocentCarrier } from './eval-sets.js';
 import { loadRealLists, REAL } from './lists.js';
 import { pick, population, rng } from './population.js';
 import { VARIATION_KINDS, vary, type VariationKind } from './variants.js';
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   const loadMs = performance.now() - started;
 
   const real = HALVES.map((half) => innocent(index, realCarriers(half)));
-  const fresh = innocent(index, freshRealCarriers());
+  const fresh = FRESH_SETS.map((set) => ({ set, ...innocent(index, freshRealCarriers(set)) }));
   const generated = HALVES.map((half) => innocent(index, generatedCarriers(half)));
   const plants = HALVES.map((half) => planted(index, half));
 
@@ -165,8 +165,10 @@ async function main(): Promise<void> {
   const out: string[] = [];
   out.push(`lists: ${index.size} names, loaded and indexed in ${Math.round(loadMs)} ms\n`);
   out.push(table(rows, ['tune', 'held-out']));
-  out.push(`\nfresh real FMCSA carrier names (see bench/match/data/README.md): ${fresh.n} carriers, flagged ${pct(fresh.flagged, fresh.n)} (${fresh.flagged}), hard stops ${fresh.hard}, name-only person hard stops ${fresh.personHard}`);
-  if (fresh.alarms.length > 0) out.push(fresh.alarms.slice(0, show).join('\n'));
+  for (const f of fresh) {
+    out.push(`\nreal FMCSA carrier names, set ${f.set} (bench/match/data/README.md): ${f.n} carriers, flagged ${pct(f.flagged, f.n)} (${f.flagged}), hard stops ${f.hard}, name-only person hard stops ${f.personHard}`);
+    if (f.alarms.length > 0) out.push(f.alarms.slice(0, show).join('\n'));
+  }
   out.push(`\nrecall by variation (caught/planted):\n${table(byVariation, ['tune', 'held-out'])}`);
   HALVES.forEach((half, i) => {
     out.push(`\n== ${half} half ==`);
