@@ -34,8 +34,12 @@ export interface FindQuery {
 
 export class ArchiveReader {
   private readonly indexes = new LRUCache<string, SegmentIndex>({ max: 512 });
-  /** seq → the index key its committed manifest names (only committed seqs are cached: they never change). */
-  private readonly committed = new LRUCache<number, string>({ max: 100_000 });
+  /**
+   * seq → the index key its committed manifest names (only committed seqs are cached: they never change). Sized
+   * for a few days of one-minute segments: lru-cache allocates its slots up front, and 100,000 of them cost every
+   * new reader (a one-shot `decisions show`) ~15 ms before its first look-up.
+   */
+  private readonly committed = new LRUCache<number, string>({ max: 8_192 });
   private readonly snapshots = new LRUCache<string, SnapshotMeta>({ max: 64 });
   private readonly hours = new LRUCache<string, Segment[]>({ max: 256, ttl: 60_000 });
 
