@@ -12,7 +12,7 @@ import { createRedis, redisTarget, type RedisClient, type RedisTarget } from '..
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { redisKeys, type RedisKeys } from '../../src/store/keys.js';
 import { publishRuleSet } from '../../src/store/rulesets.js';
-import { newSnapshotVersion, SnapshotWriter } from '../../src/store/snapshot-writer.js';
+import { acquireIngestLock, newSnapshotVersion, SnapshotWriter } from '../../src/store/snapshot-writer.js';
 
 export function randomPrefix(): string {
   return `test:${randomBytes(5).toString('hex')}:`;
@@ -98,24 +98,35 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       return (await publishRuleSet(redis, keys, rules)).version;
     },
     async writeSnapshot(carriers, meta = {}, ambiguous = {}) {
-      const writer = new SnapshotWriter(redis, keys, newSnapshotVersion(Date.now()));
-      await writer.begin(Date.now());
-      for (const carrier of carriers) await writer.put(carrier.mc, carrier);
-      for (const [mc, dots] of Object.entries(ambiguous)) await writer.put(mc, { ambiguous: dots });
-      const now = new Date().toISOString();
-      const committed = {
-        data_as_of: now, created_at: now, carrier_count: carriers.length,
-        sources: {
-          census: { present: true, as_of: now, rows: carriers.length }, authority: { present: true, as_of: now, rows: carriers.length },
-          // Every source the default rule set requires, so a test snapshot is fully screened unless a test says otherwise.
-          insurance: { present: true, as_of: now, rows: carriers.length }, oos: { present: true, as_of: now, rows: 1 },
-          ofac_sdn: { present: true, as_of: now, rows: 1 }, sam: { present: true, as_of: now, rows: 1 },
-        },
-        ...meta,
-      };
-      await writer.commit(committed);
-      await servesSnapshot(baseUrl, app.http !== undefined, committed.data_as_of);
-      return writer.version;
+      // Under the ingest lock, committed with its fence, as an ingest writes: the worker role's snapshot sweeper
+      // removes a version being written while no ingest holds the lock (an orphan).
+      const release = await acquireIngestLock(redis, keys);
+      let version: string;
+      let dataAsOf: string;
+      try {
+        const writer = new SnapshotWriter(redis, keys, newSnapshotVersion(Date.now()));
+        await writer.begin(Date.now());
+        for (const carrier of carriers) await writer.put(carrier.mc, carrier);
+        for (const [mc, dots] of Object.entries(ambiguous)) await writer.put(mc, { ambiguous: dots });
+        const now = new Date().toISOString();
+        const committed = {
+          data_as_of: now, created_at: now, carrier_count: carriers.length,
+          sources: {
+            census: { present: true, as_of: now, rows: carriers.length }, authority: { present: true, as_of: now, rows: carriers.length },
+            // Every source the default rule set requires, so a test snapshot is fully screened unless a test says otherwise.
+            insurance: { present: true, as_of: now, rows: carriers.length }, oos: { present: true, as_of: now, rows: 1 },
+            ofac_sdn: { present: true, as_of: now, rows: 1 }, sam: { present: true, as_of: now, rows: 1 },
+          },
+          ...meta,
+        };
+        await writer.commit(committed, Date.now(), undefined, undefined, release.token);
+        version = writer.version;
+        dataAsOf = committed.data_as_of;
+      } finally {
+        await release();
+      }
+      await servesSnapshot(baseUrl, app.http !== undefined, dataAsOf);
+      return version;
     },
     post: (path, body, headers = {}) => fetch(`${baseUrl}${path}`, {
       method: 'POST', headers: { 'content-type': 'application/json', ...headers },
