@@ -79,6 +79,8 @@ const COMMON_WORD_CAP = 0.9;
 const FUZZY_ENTITY_CAP = 0.949;
 /** A one-word list name spelt differently, with an agreeing number (GRUPO CONROL 2004): a review at most. */
 const FUZZY_WITH_NUMBER_CAP = 0.935;
+/** A listed name at least this long (letters, spaces aside) is recognised written together or apart. */
+const COMPACT_MIN_LETTERS = 8;
 /** The whole listed name inside a longer carrier name: a review. */
 const CONTAINED_SCORE = 0.94;
 /** ... when the carrier's own identifying words weigh at most this many times the listed name's. */
@@ -368,10 +370,14 @@ export class WatchlistIndex {
     for (const id of candidates) {
       const name = this.names[id]!;
       const listed = name.prepared!;
-      // Entity-type gating: a person's name against listed people; a business name against organisations, and
-      // against people only when it contains a listed person's whole (uncommon) name.
-      if (kind === 'person' && !name.individual) continue;
+      // Entity-type gating: a person's name against listed people, and against an organisation only when it is that
+      // organisation's whole name word for word (ALMACEN JUNIOR reads as a person's name and is a listed company); a
+      // business name against organisations, and against people only when it contains a listed person's whole
+      // (uncommon) name.
+      const personAgainstOrganisation = kind === 'person' && !name.individual;
+      if (personAgainstOrganisation && carrier.tokens.length !== listed.tokens.length) continue;
       const result = scoreNames(carrier, listed, name.individual);
+      if (personAgainstOrganisation && !result.exact) continue;
       const low = result.score < this.floor - 0.1;
       // Low scores are kept for the containment rules only (an entity's whole name inside a longer carrier name).
       if (low && (name.individual ? kind !== 'business' : this.containable[id] !== 1 && result.score < this.floor - LOW_CONTAINED)) continue;
@@ -457,6 +463,11 @@ export class WatchlistIndex {
           // The whole listed name among trade words and a few ordinary ones: a review.
           score = CONTAINED_SCORE;
           notes.push('whole listed name, only ordinary and trade words added');
+        } else if (result.compactEqual && weak === null && listed.compact.length >= COMPACT_MIN_LETTERS && score < CONTAINED_SCORE) {
+          // The listed name's letters in order with only the spaces moved (ESAILSHIPPING / ESAIL SHIPPING, SYRI ATEL):
+          // the same name written together or apart, not a spelling variant: a review (the caps' notes no longer apply).
+          score = CONTAINED_SCORE;
+          notes.splice(0);
         }
       }
       // A common name listed only elsewhere: the disagreement says more when the name says little.

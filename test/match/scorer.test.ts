@@ -191,9 +191,28 @@ describe('entity-type gating', () => {
     expect(classifyName('HIZBALLAH')).toBe('business');
     expect(classifyName('OKONKWO ADEYEMI')).toBe('unknown');
   });
-  it('a person\'s name is compared with listed people only', () => {
+  it('a person\'s name is compared with listed people, and with an organisation only when it is its whole name word for word', () => {
     const hits = index.match(['MARIA JOSE'], US);
     expect(hits.every((hit) => hit.entity_type === 'individual')).toBe(true);
+    // ALMACEN JUNIOR reads as a person's name (JUNIOR is a given name) and is a listed company (SDN 12472).
+    expect(classifyName('ALMACEN JUNIOR')).toBe('person');
+    expect(reasonOf(hitFor('ALMACEN JUNIOR', '12472'))).not.toBeNull();
+  });
+  it('a listed organisation\'s name written together or apart is a review, never a hard stop; not for short or ordinary names', () => {
+    for (const [name, id] of [['ESAILSHIPPING LIMITED', '25800'], ['BUTEMBOAIRLINES', '10143'], ['SYRI ATEL', '10890']] as const) {
+      const hit = hitFor(name, id);
+      expect(reasonOf(hit), name).not.toBeNull();
+      expect(isHardStop(hit!), name).toBe(false);
+      expect(hit!.explanation, name).toMatch(/spacing differs/);
+    }
+    const listed = new WatchlistIndex();
+    listed.add({ list: 'ofac_sdn', entry_id: '1', name: 'GOLDEN STAR CO', individual: false });
+    listed.add({ list: 'ofac_sdn', entry_id: '2', name: 'ZETA KAR', individual: false });
+    listed.add({ list: 'ofac_sdn', entry_id: '3', name: 'ZETA KARO', individual: false });
+    const flagged = (name: string) => listed.match([name], US).filter((hit) => reasonOf(hit) !== null).map((hit) => hit.entry_id);
+    expect(flagged('GOLDENSTAR CO')).toEqual([]);
+    expect(flagged('ZETAKAR')).toEqual([]);
+    expect(flagged('ZETAKARO')).toEqual(['3']);
   });
   it('a business name meets a listed person only when it holds the whole, uncommon name plus trade words', () => {
     const listed = new WatchlistIndex();
