@@ -3,6 +3,7 @@
 import type { CarrierRecord, IdentitySignals, WatchlistHit } from '../core/carrier.js';
 import { place } from '../match/address.js';
 import type { WatchlistIndex } from '../match/watchlist-index.js';
+import type { MatchItem } from '../match/match-pool.js';
 import type { Quarantine } from './quarantine.js';
 import type { SlotIndex } from './slot-index.js';
 import type { DnuEntry } from './dnu.js';
@@ -89,8 +90,14 @@ function identitySignals(signals: IdentitySignals | undefined, revoked: Identity
   return { ...signals, reactivated: other !== undefined && other.on > revoked.on ? other : revoked };
 }
 
+/** The watch-list hits of a carrier's names, as buildRecord matches them (also what a name-matching worker is asked). */
+export function matchItem(census: CensusRow | null, identity: CarrierIdentity): MatchItem {
+  return { names: [identity.legalName, identity.dbaName, ...(census?.otherNames ?? [])], place: census?.place ? place(census.place) : null };
+}
+
+/** `hits`: the watch-list hits of matchItem(census, identity) when already matched (a worker thread); else matched here. */
 export function buildRecord(
-  mc: number, census: CensusRow | null, identity: CarrierIdentity, sources: JoinedSources, signals?: IdentitySignals,
+  mc: number, census: CensusRow | null, identity: CarrierIdentity, sources: JoinedSources, signals?: IdentitySignals, hits?: WatchlistHit[],
 ): CarrierRecord {
   const mcText = String(mc);
   const authority = sources.authority.byMc.get(mc);
@@ -101,13 +108,17 @@ export function buildRecord(
   const scope = authority ? authorityScope(authority) : null;
   const oos = identity.dot === null ? undefined : sources.oos?.get(identity.dot);
 
-  const hits: WatchlistHit[] = [];
+  const listed: WatchlistHit[] = [];
   const dnu = sources.dnu.get(mcText);
   if (dnu) {
-    hits.push({ list: 'dnu', entry_id: mcText, matched_name: identity.legalName, carrier_name: identity.legalName, score: 1, exact: true, note: dnu.reason });
+    listed.push({ list: 'dnu', entry_id: mcText, matched_name: identity.legalName, carrier_name: identity.legalName, score: 1, exact: true, note: dnu.reason });
   }
   // The census address lets a listed address agree (or disagree) with the carrier's (src/match/address.ts).
-  hits.push(...sources.watchlists.match([identity.legalName, identity.dbaName, ...(census?.otherNames ?? [])], census?.place ? place(census.place) : null));
+  if (hits) listed.push(...hits);
+  else {
+    const item = matchItem(census, identity);
+    listed.push(...sources.watchlists.match(item.names, item.place));
+  }
   const unreadable = [...census?.unreadable ?? [], ...sources.quarantine?.fieldsOf(mc, identity.dot) ?? []];
   const signalsOf = identitySignals(signals, reactivation(revocation?.revokedOn, sources.authorityGrants?.get(mc)));
 
@@ -138,7 +149,7 @@ export function buildRecord(
     safety_rating: census?.safetyRating ?? null,
     mcs150_date: census?.mcs150Date ?? null,
     oos_order: oos ? { since: oos.since, reason: oos.reason } : null,
-    hits,
+    hits: listed,
     ...(unreadable.length > 0 ? { unreadable: [...new Set(unreadable)] } : {}),
     ...(signalsOf !== undefined ? { identity: signalsOf } : {}),
   };

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RedisClient } from '../redis/connection.js';
-import type { CarrierRecord, IdentitySignals, SharedContactFact, SnapshotMeta } from '../core/carrier.js';
+import type { CarrierRecord, IdentitySignals, SharedContactFact, SnapshotMeta, WatchlistHit } from '../core/carrier.js';
 import { carrierReasons, tierOf, type Tier } from '../core/decide.js';
 import type { Reason } from '../core/reasons.js';
 import { parseInstant } from '../core/dates.js';
@@ -14,7 +14,8 @@ import { decodeCarrier } from '../store/carrier-codec.js';
 import { carrierBucket, type RedisKeys } from '../store/keys.js';
 import { acquireIngestLock, newSnapshotVersion, RETIRE_GRACE_MS, SnapshotWriter, type WritePacing } from '../store/snapshot-writer.js';
 import { DEFAULT_MAX_VERSIONS, sweepForIngest } from '../store/snapshot-retention.js';
-import { buildRecord, type CarrierIdentity, type JoinedSources } from './build.js';
+import { buildRecord, matchItem, type CarrierIdentity, type JoinedSources } from './build.js';
+import { NameMatchWorker } from '../match/match-pool.js';
 import { checkHeadroom, estimateVersionBytes } from './headroom.js';
 import { EmittedDots } from './emitted-dots.js';
 import { IngestError } from './errors.js';
@@ -75,7 +76,17 @@ export interface IngestOptions {
   accept?: readonly string[];
   /** Identity history (src/identity): sees every census carrier, records changes after the flip. */
   identity?: IdentitySink;
+  /**
+   * Where census carriers' names are matched (INGEST_MATCH_WORKER): 'on' a worker thread beside the census pass,
+   * 'off' the ingest's own thread, 'auto' (default) the worker for a census of MATCH_WORKER_MIN_BYTES or more.
+   */
+  matchWorker?: MatchWorkerMode;
 }
+
+export type MatchWorkerMode = 'auto' | 'on' | 'off';
+
+/** A census this large (~50,000 carriers) has its names matched on a worker thread under 'auto'. */
+const MATCH_WORKER_MIN_BYTES = 16 * 1024 * 1024;
 
 export interface IngestLimits extends ChangeLimits, VerdictLimits {
   maxBipdUsd: number;
@@ -356,11 +367,11 @@ async function writeCarriers(
     for (const reason of reasons) counts.reasons[reason] = (counts.reasons[reason] ?? 0) + 1;
   };
 
-  const emit = async (mc: number, census: CensusRow | null, identity: CarrierIdentity, signals?: IdentitySignals) => {
+  const emit = async (mc: number, census: CensusRow | null, identity: CarrierIdentity, signals?: IdentitySignals, hits?: WatchlistHit[]) => {
     const first = emitted.firstDot(mc);
     if (first === undefined) {
       emitted.record(mc, identity.dot);
-      const record: CarrierRecord = buildRecord(mc, census, identity, sources, signals);
+      const record: CarrierRecord = buildRecord(mc, census, identity, sources, signals, hits);
       const reasons = carrierReasons(record, rules, nowMs);
       account(mc, record, reasons, false);
       counts.amounts['insurance.bipd_on_file_usd'].add(record.insurance.bipd_on_file_usd);
@@ -434,11 +445,32 @@ async function writeCarriers(
   // A DOT met twice is set aside and resolved after the pass (most restrictive reading of all its rows).
   const seenDots = new NumberBitmap();
   const duplicated = new Set<number>();
-  // Rows go out in chunks so the identity history compares a chunk's carriers in one round trip.
+  // Rows go out in chunks so the identity history compares a chunk's carriers in one round trip. With a matching
+  // worker, a chunk's names are sent to it as soon as the chunk is read, and the chunk is written once the one
+  // before it is: the worker matches while this thread parses the next chunk and writes the previous one.
+  const matcher = await startMatcher(sources, options, checks.warn);
   let chunk: CensusRow[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  const matchChunk = (rows: CensusRow[]): Promise<WatchlistHit[][] | null> | null => {
+    if (matcher.worker === null) return null;
+    return matcher.worker.match(rows.map((row) => matchItem(row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName })))
+      .catch((error: unknown) => {
+        // Given up: this chunk and the rest are matched on this thread (the same hits, more slowly).
+        if (matcher.worker !== null) checks.warn(`name matching moves to the ingest's own thread: ${(error as Error).message}`);
+        matcher.worker = null;
+        return null;
+      });
+  };
   const flush = async () => {
     const rows = chunk;
     chunk = [];
+    const hits = matchChunk(rows);
+    await writing;
+    writing = writeChunk(rows, hits);
+    // Marked handled now; awaited before the next chunk is written and after the last.
+    writing.catch(() => undefined);
+  };
+  const writeChunk = async (rows: CensusRow[], matching: Promise<WatchlistHit[][] | null> | null) => {
     const dockets = rows.map((row) => {
       const mcs = new Set(row.mcs);
       for (const mc of sources.authority.mcsByDot.get(row.dot) ?? []) mcs.add(mc);
@@ -449,18 +481,24 @@ async function writeCarriers(
         dot: row.dot, identity: row.identity, active: row.status === 'A' ? true : row.status === 'I' ? false : null, mcs: [...dockets[i] ?? []],
       })), nowMs)
       : null;
+    const hits = matching === null ? null : await matching;
     for (const [i, row] of rows.entries()) {
       const mcs = dockets[i] ?? new Set<number>();
       if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
-      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName }, signals?.get(row.dot));
+      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName }, signals?.get(row.dot), hits?.[i]);
     }
   };
-  for await (const row of readCensus(options.files.census, context, stats)) {
-    if (seenDots.testAndSet(row.dot)) { duplicated.add(row.dot); continue; }
-    chunk.push(row);
-    if (chunk.length >= CHUNK_ROWS) await flush();
+  try {
+    for await (const row of readCensus(options.files.census, context, stats)) {
+      if (seenDots.testAndSet(row.dot)) { duplicated.add(row.dot); continue; }
+      chunk.push(row);
+      if (chunk.length >= CHUNK_ROWS) await flush();
+    }
+    await flush();
+    await writing;
+  } finally {
+    await matcher.close();
   }
-  await flush();
   bar.done(stats.rows);
 
   if (duplicated.size > 0) {
@@ -526,4 +564,26 @@ async function whyWasBlocked(
     }
     return removed.size > 0 ? { mc, was, removed: [...removed] } : { mc, was };
   });
+}
+
+/** The census pass's name-matching worker, when it has one (set to null once given up). */
+interface Matcher {
+  worker: NameMatchWorker | null;
+  close(): Promise<void>;
+}
+
+const NO_WORKER = { worker: null, close: () => Promise.resolve() };
+
+/** Starts the matching worker the options ask for; on any failure to start, the ingest matches on its own thread. */
+async function startMatcher(sources: JoinedSources, options: IngestOptions, warn: (message: string) => void): Promise<Matcher> {
+  const mode = options.matchWorker ?? 'auto';
+  if (mode === 'off' || sources.watchlists.size === 0) return { ...NO_WORKER };
+  if (mode === 'auto' && (await stat(options.files.census)).size < MATCH_WORKER_MIN_BYTES) return { ...NO_WORKER };
+  try {
+    const worker = await NameMatchWorker.start(sources.watchlists.inputs());
+    return { worker, close: () => worker.close() };
+  } catch (error) {
+    warn(`name matching stays on the ingest's own thread: ${(error as Error).message}`);
+    return { ...NO_WORKER };
+  }
 }

@@ -131,7 +131,21 @@ function scoreBound(prefix: Float64Array, base: number, tokens: number, shared: 
   return (shared + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
 }
 
+/** One step that filled an index, in order: replayed, they build the same index elsewhere (a worker thread). */
+export type IndexInput =
+  | { add: ListEntry }
+  | { place: { list: ListName; entryId: string; where: PlaceOf } }
+  | { asOf: { list: ListName; asOf: string } };
+
+/** What an index was built from: plain data, so it can be posted to a worker thread. */
+export interface IndexInputs {
+  floor: number;
+  inputs: IndexInput[];
+}
+
 export class WatchlistIndex {
+  /** Every add, accepted addPlace and setListAsOf, in order (see inputs()). */
+  private readonly journal: IndexInput[] = [];
   private readonly entries: EntryRecord[] = [];
   private readonly entryIds = new Map<string, number>();
   private readonly names: IndexedName[] = [];
@@ -178,7 +192,23 @@ export class WatchlistIndex {
     return this.names.length;
   }
 
+  /** The steps this index was filled with; WatchlistIndex.fromInputs() builds an index that matches alike. */
+  inputs(): IndexInputs {
+    return { floor: this.floor, inputs: this.journal };
+  }
+
+  static fromInputs({ floor, inputs }: IndexInputs): WatchlistIndex {
+    const index = new WatchlistIndex(floor);
+    for (const input of inputs) {
+      if ('add' in input) index.add(input.add);
+      else if ('place' in input) index.addPlace(input.place.list, input.place.entryId, input.place.where);
+      else index.setListAsOf(input.asOf.list, input.asOf.asOf);
+    }
+    return index;
+  }
+
   add(entry: ListEntry): void {
+    this.journal.push({ add: entry });
     const key = `${entry.list}:${entry.entry_id}`;
     let index = this.entryIds.get(key);
     if (index === undefined) {
@@ -214,11 +244,14 @@ export class WatchlistIndex {
     if (index === undefined) return false;
     const places = this.entries[index]!.places;
     if (!places.some((p) => p.country === where.country && p.state === where.state && p.city === where.city && p.zip === where.zip)) places.push(where);
+    this.journal.push({ place: { list, entryId, where } });
     return true;
   }
 
   setListAsOf(list: ListName, asOf: string | null | undefined): void {
-    if (asOf) this.asOf.set(list, asOf.slice(0, 10));
+    if (!asOf) return;
+    this.asOf.set(list, asOf.slice(0, 10));
+    this.journal.push({ asOf: { list, asOf } });
   }
 
   /** Weight of a token: particles and trade words little, then the rarer across lists and people, the more. */

@@ -9,7 +9,7 @@ import type { CarrierRecord, SnapshotMeta } from '../../src/core/carrier.js';
 import { carrierReasons } from '../../src/core/decide.js';
 import { DEFAULT_RULE_SET } from '../../src/core/ruleset.js';
 import { CENSUS_COLUMNS, csvLine, isoDaysFrom, legacyCarrierLine, yyyymmdd } from '../../src/ingest/layouts.js';
-import { runIngest } from '../../src/ingest/run.js';
+import { runIngest, type IngestOptions } from '../../src/ingest/run.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { deleteByPrefix } from '../../src/redis/delete-by-prefix.js';
 import { decodeCarrier } from '../../src/store/carrier-codec.js';
@@ -66,17 +66,30 @@ beforeAll(async () => {
   await writeFile(files.census, `${census.join('\n')}\n`);
   await writeFile(files.authority, `${authority.join('\n')}\n`);
   const now = new Date(nowMs).toISOString();
-  await runIngest(redis, keys, {
+  ingestOptions = {
     files: {
       ...files,
       ofacSdn: `${REAL}/ofac/sdn_2021-07/sdn.csv`, ofacAlt: `${REAL}/ofac/sdn_2021-07/alt.csv`, ofacAdd: `${REAL}/ofac/sdn_2021-07/add.csv`,
       ofacCons: `${REAL}/ofac/cons_nonsdn/cons_prim.csv`, ofacConsAlt: `${REAL}/ofac/cons_nonsdn/cons_alt.csv`,
       ofacConsAdd: `${REAL}/ofac/cons_nonsdn/cons_add.csv`, sam: `${REAL}/sam_exclusions/SAM_Exclusions_Public_V2_sample_2023-11.csv`,
     },
-    asOf: 'now', sourceAsOf: { authority: now, ofac_sdn: now, ofac_cons: now }, useRedisDnu: false, force: true,
-  });
+    asOf: 'now', sourceAsOf: { authority: now, ofac_sdn: now, ofac_cons: now }, useRedisDnu: false, force: true, nowMs,
+  };
+  await runIngest(redis, keys, { ...ingestOptions, matchWorker: 'off' });
   meta = (await readSnapshotStatus(redis, keys)).meta as SnapshotMeta;
 }, 120_000);
+
+let ingestOptions: IngestOptions;
+
+/** Every stored carrier record of a snapshot, by bucket. */
+async function storedRecords(snapshot: SnapshotMeta, under = keys): Promise<Record<string, Record<string, string>>> {
+  const buckets: Record<string, Record<string, string>> = {};
+  for (const carrier of PLANTED) {
+    const key = under.carrierBucket(snapshot.version, carrierBucket(String(carrier.mc)));
+    buckets[carrierBucket(String(carrier.mc))] = await redis.hgetall(key);
+  }
+  return buckets;
+}
 
 afterAll(async () => {
   await deleteByPrefix(redis, prefix);
@@ -85,6 +98,16 @@ afterAll(async () => {
 });
 
 describe('ingest with the real lists: verdicts and evidence of planted carriers', () => {
+  it('names matched on a worker thread (INGEST_MATCH_WORKER=on) are stored exactly as matched on the ingest\'s own thread', async () => {
+    const workerPrefix = `${prefix}w:`;
+    const workerKeys = redisKeys(workerPrefix);
+    const report = await runIngest(redis, workerKeys, { ...ingestOptions, matchWorker: 'on' });
+    expect(report.warnings.filter((warning) => /name matching/.test(warning))).toEqual([]);
+    const workerMeta = (await readSnapshotStatus(redis, workerKeys)).meta as SnapshotMeta;
+    const own = await storedRecords(meta);
+    expect(Object.values(own).some((bucket) => Object.values(bucket).some((encoded) => encoded.includes('4697')))).toBe(true);
+    expect(await storedRecords(workerMeta, workerKeys)).toEqual(own);
+  }, 60_000);
   it('an SDN entity name with a legal form is a hard stop, with list, id, programs, type, fields and the list as-of', async () => {
     const r = await record(700001);
     expect(watchlistReasons(r)).toEqual(['ofac_sdn_match']);

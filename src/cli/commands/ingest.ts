@@ -88,7 +88,7 @@ export function register(program: Command): void {
             // version at least that long so no running job loses its data mid-way.
             graceMs: retiredSnapshotGraceMs(config), maxVersions: config.SNAPSHOT_MAX_VERSIONS,
             pacing: { batch: config.INGEST_WRITE_BATCH, ratePerSecond: config.INGEST_WRITE_RATE },
-            accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS,
+            accept: options.accept ?? [], lockTtlMs: config.INGEST_LOCK_TTL_MS, matchWorker: config.INGEST_MATCH_WORKER,
             identity: new IdentityRecorder(redis, identityKeys(config.REDIS_PREFIX), { exceptions }),
             limits: {
               maxBipdUsd: config.INGEST_MAX_BIPD_USD, maxUnknownShare: config.INGEST_MAX_UNKNOWN_SHARE,
