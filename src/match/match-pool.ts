@@ -23,13 +23,20 @@ export interface MatchBatch {
 
 export type MatchReply = { id: number; hits: WatchlistHit[][] } | { id: number; error: string };
 
+/**
+ * The worker's heap: its index and match caches need ~150 MB against the real lists; a worker that outgrows this
+ * ends (ERR_WORKER_OUT_OF_MEMORY) and the ingest matches the rest on its own thread.
+ */
+const WORKER_HEAP = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 16 };
+
 /** The worker thread: compiled, its .js file; run from the TypeScript sources (tsx), it registers tsx first. */
 function spawnWorker(workerData: IndexInputs): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./match-worker.js', import.meta.url), { workerData });
+  const options = { workerData, resourceLimits: WORKER_HEAP };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./match-worker.js', import.meta.url), options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./match-worker.ts', import.meta.url).href;
   const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(code, { eval: true, workerData });
+  return new Worker(code, { ...options, eval: true });
 }
 
 /** How long the worker may take to build its index before the ingest matches on its own thread. */
