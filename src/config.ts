@@ -137,6 +137,8 @@ export const configSchema = z.object({
     .describe('JSON file of known legitimate shared contacts (phones, emails, addresses, DOT groups) the ingest\'s shared-contact index does not count (docs/identity.md); --identity-exceptions overrides it'),
   INGEST_MAX_LIST_REMOVED_SHARE: z.coerce.number().min(0).max(1).default(0.01)
     .describe('Largest share of a watch list\'s entries (OFAC SDN, consolidated, SAM) that may disappear against the serving snapshot before the ingest is refused (removed:<list>); every removed entry is named in the report'),
+  INGEST_NICE: int(0, 19).default(10)
+    .describe('Scheduling niceness of the ingest CLI and its matching worker (0 = normal): where it shares cores with API replicas and Redis, checks come first'),
   INGEST_MATCH_WORKER: z.enum(['auto', 'on', 'off']).default('auto')
     .describe('Where the ingest matches census names against the watch lists: on a worker thread beside the census pass (on), on the ingest\'s own thread (off), or the worker for a census file of 16 MB or more (auto)'),
   INGEST_MAX_MEDIAN_FACTOR: z.coerce.number().min(1.5).max(1000).default(5)

@@ -1,4 +1,5 @@
 // `carrier-eligibility ingest`: one complete snapshot from files on disk, pointer flipped last.
+import { setPriority } from 'node:os';
 import type { Command } from 'commander';
 import { formatGuardTable, GuardRefusal } from '../../ingest/change-guards.js';
 import { IngestError } from '../../ingest/errors.js';
@@ -73,6 +74,7 @@ export function register(program: Command): void {
         sam: options.sam, dnu: options.dnu,
       };
       await withContext(async ({ config, redis, keys }) => {
+        lowerPriority(config.INGEST_NICE);
         const exceptionsFile = options.identityExceptions ?? config.IDENTITY_EXCEPTIONS_FILE;
         let exceptions = NO_EXCEPTIONS;
         try {
@@ -105,4 +107,18 @@ export function register(program: Command): void {
         }
       });
     });
+}
+
+/**
+ * The ingest is a batch job: where it shares cores with the API replicas and Redis (one VM, a node without CPU
+ * limits), the checks come first. Set before the name-matching worker starts, so that thread inherits it; under a
+ * cgroup of its own (a pod with a CPU request) it changes nothing. A value the system refuses is left as it is.
+ */
+function lowerPriority(nice: number): void {
+  if (nice === 0) return;
+  try {
+    setPriority(nice);
+  } catch {
+    // Not permitted here: the ingest runs at its normal priority.
+  }
 }
