@@ -80,6 +80,9 @@ export async function writeSyntheticFiles(dir: string, carriers: number, nowMs =
     set('CLASSDEF', 'AUTHORIZED FOR HIRE'); set('LEGAL_NAME', legal); set('DBA_NAME', i % 7 === 0 ? `${WORDS[i % 30]} LINES` : '');
     set('PHY_STREET', `${i % 9000} MAIN ST`); set('PHY_CITY', 'SPRINGFIELD'); set('PHY_STATE', 'IL'); set('PHY_ZIP', '62701');
     set('PHY_COUNTRY', 'US'); set('SAFETY_RATING', problem === 2 ? 'C' : i % 3 === 0 ? 'S' : ''); set('CRGO_GENFREIGHT', 'X');
+    // Contact data as the census carries it, one phone and e-mail address per carrier (the identity history's input).
+    set('PHONE', String(2_000_000_000 + i)); if (i % 3 === 0) set('CELL_PHONE', String(3_000_000_000 + i));
+    if (i % 10 < 7) set('EMAIL_ADDRESS', `owner${i}@carrier${i % 1000}.example`);
     await census.line(csvLine(row));
     const bipdK = problem === 3 ? 0 : i % 2 === 0 ? 1000 : 750;
     await authority.line(legacyCarrierLine({ mc, dot, common: problem === 4 ? 'I' : 'A', bipdRequiredK: 750, bipdOnFileK: bipdK, legalName: legal }));
