@@ -105,14 +105,17 @@ const port = await new Promise<number>((resolve) => service.on('message', (messa
 
 interface PhaseResult {
   phase: string; checks: number; p50_ms: number; p99_ms: number; max_ms: number; degraded: number; degraded_reasons: Record<string, number>; failed: number;
+  /** When each degraded answer was sent, seconds into the phase (what the ingest was doing then: its wall time). */
+  degraded_at_s: number[];
   ingest_seconds: number | null; ingest_exit: number | null; load_1m_end: number;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** Checks at RATE per second until `until` resolves; latencies from each send. */
-async function load(until: Promise<unknown>): Promise<{ latencies: number[]; degraded: number; failed: number; why: Record<string, number> }> {
+async function load(until: Promise<unknown>): Promise<Run> {
   const latencies: number[] = [];
+  const degradedAt: number[] = [];
   const why: Record<string, number> = {};
   let degraded = 0;
   let failed = 0;
@@ -134,6 +137,7 @@ async function load(until: Promise<unknown>): Promise<{ latencies: number[]; deg
         if (res.statusCode !== 200) failed++;
         else if (text.includes('"degraded":true')) {
           degraded++;
+          degradedAt.push(Number(((at - started) / 1000).toFixed(1)));
           const reasons = /"reasons":\[([^\]]*)\]/.exec(text)?.[1] ?? '?';
           why[reasons] = (why[reasons] ?? 0) + 1;
         }
@@ -152,15 +156,17 @@ async function load(until: Promise<unknown>): Promise<{ latencies: number[]; deg
     }, 2);
   });
   for (let i = 0; i < 500 && open > 0; i++) await new Promise((r) => setTimeout(r, 10));
-  return { latencies, degraded, failed, why };
+  return { latencies, degraded, failed, why, degradedAt };
 }
 
-function summarise(phase: string, run: { latencies: number[]; degraded: number; failed: number; why: Record<string, number> }, ingest: { seconds: number; exit: number | null } | null): PhaseResult {
+interface Run { latencies: number[]; degraded: number; failed: number; why: Record<string, number>; degradedAt: number[] }
+
+function summarise(phase: string, run: Run, ingest: { seconds: number; exit: number | null } | null): PhaseResult {
   const sorted = [...run.latencies].sort((a, b) => a - b);
   const at = (q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
   return {
     phase, checks: sorted.length, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: Number((sorted[sorted.length - 1] ?? 0).toFixed(1)),
-    degraded: run.degraded, degraded_reasons: run.why, failed: run.failed, ingest_seconds: ingest ? Number(ingest.seconds.toFixed(1)) : null,
+    degraded: run.degraded, degraded_reasons: run.why, degraded_at_s: run.degradedAt, failed: run.failed, ingest_seconds: ingest ? Number(ingest.seconds.toFixed(1)) : null,
     ingest_exit: ingest?.exit ?? null, load_1m_end: Number((loadavg()[0] ?? 0).toFixed(2)),
   };
 }
