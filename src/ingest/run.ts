@@ -453,7 +453,7 @@ async function writeCarriers(
   let writing: Promise<void> = Promise.resolve();
   const matchChunk = (rows: CensusRow[]): Promise<WatchlistHit[][] | null> | null => {
     if (matcher.worker === null) return null;
-    return matcher.worker.match(rows.map((row) => matchItem(row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName })))
+    return matcher.worker.match(rows.map((row) => matchItem(row, identityOf(row))))
       .catch((error: unknown) => {
         // Given up: this chunk and the rest are matched on this thread (the same hits, more slowly).
         if (matcher.worker !== null) checks.warn(`name matching moves to the ingest's own thread: ${(error as Error).message}`);
@@ -485,7 +485,7 @@ async function writeCarriers(
     for (const [i, row] of rows.entries()) {
       const mcs = dockets[i] ?? new Set<number>();
       if (mcs.size === 0) { stats.skip('no MC docket'); continue; }
-      for (const mc of mcs) await emit(mc, row, { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName }, signals?.get(row.dot), hits?.[i]);
+      for (const mc of mcs) await emit(mc, row, identityOf(row), signals?.get(row.dot), hits?.[i]);
     }
   };
   try {
@@ -586,4 +586,9 @@ async function startMatcher(sources: JoinedSources, options: IngestOptions, warn
     warn(`name matching stays on the ingest's own thread: ${(error as Error).message}`);
     return { ...NO_WORKER };
   }
+}
+
+/** A census row's carrier identity (what its record is built and its names matched under). */
+function identityOf(row: CensusRow): CarrierIdentity {
+  return { dot: row.dot, legalName: row.legalName, dbaName: row.dbaName };
 }

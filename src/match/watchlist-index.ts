@@ -131,7 +131,7 @@ function scoreBound(prefix: Float64Array, base: number, tokens: number, shared: 
   return (shared + listTotal - unmatchedList) / (carrierDenominator + listTotal - discount);
 }
 
-/** One step that filled an index, in order: replayed, they build the same index elsewhere (a worker thread). */
+/** One step that fills an index; replayed in order, inputs() build the same index elsewhere (a worker thread). */
 export type IndexInput =
   | { add: ListEntry }
   | { place: { list: ListName; entryId: string; where: PlaceOf } }
@@ -144,8 +144,6 @@ export interface IndexInputs {
 }
 
 export class WatchlistIndex {
-  /** Every add, accepted addPlace and setListAsOf, in order (see inputs()). */
-  private readonly journal: IndexInput[] = [];
   private readonly entries: EntryRecord[] = [];
   private readonly entryIds = new Map<string, number>();
   private readonly names: IndexedName[] = [];
@@ -192,15 +190,31 @@ export class WatchlistIndex {
     return this.names.length;
   }
 
-  /** The steps this index was filled with; WatchlistIndex.fromInputs() builds an index that matches alike. */
+  /**
+   * Steps that fill an index like this one, read back from what it holds: every indexed name in order, the variants
+   * add() derived included (an entry's first name creates it, as its first add() did), then the listed places and
+   * the lists' as-of. WatchlistIndex.fromInputs() builds an index that matches alike.
+   */
   inputs(): IndexInputs {
-    return { floor: this.floor, inputs: this.journal };
+    const inputs: IndexInput[] = this.names.map((name) => {
+      const entry = this.entries[name.entry]!;
+      return { add: {
+        list: entry.list, entry_id: entry.entry_id, name: name.display, individual: name.individual, note: entry.note,
+        programs: entry.programs, name_field: name.field, uei: entry.uei,
+      } };
+    });
+    for (const entry of this.entries) {
+      for (const where of entry.places) inputs.push({ place: { list: entry.list, entryId: entry.entry_id, where } });
+    }
+    for (const [list, asOf] of this.asOf) inputs.push({ asOf: { list, asOf } });
+    return { floor: this.floor, inputs };
   }
 
   static fromInputs({ floor, inputs }: IndexInputs): WatchlistIndex {
     const index = new WatchlistIndex(floor);
     for (const input of inputs) {
-      if ('add' in input) index.add(input.add);
+      // Indexed names as they are: their variants are among the inputs already.
+      if ('add' in input) index.addName(index.entryOf(input.add), input.add, input.add.name);
       else if ('place' in input) index.addPlace(input.place.list, input.place.entryId, input.place.where);
       else index.setListAsOf(input.asOf.list, input.asOf.asOf);
     }
@@ -208,7 +222,20 @@ export class WatchlistIndex {
   }
 
   add(entry: ListEntry): void {
-    this.journal.push({ add: entry });
+    const index = this.entryOf(entry);
+    this.addName(index, entry, entry.name);
+    // An apostrophe inside a word (MADA'IN, MA'RUF) is written closed up or as a space: both forms are indexed.
+    const split = entry.name.replace(INNER_APOSTROPHE, '$1 $2');
+    if (split !== entry.name) this.addName(index, entry, split);
+    // A possessive (PEOPLE'S) is read as its word (PEOPLE) on both sides; a carrier may also write it closed up
+    // (PEOPLES): that form is indexed too.
+    const upper = entry.name.toUpperCase();
+    const closed = upper.replace(POSSESSIVE, 'S');
+    if (closed !== upper) this.addName(index, entry, closed);
+  }
+
+  /** The entry's index, created from `entry` the first time it is named. */
+  private entryOf(entry: ListEntry): number {
     const key = `${entry.list}:${entry.entry_id}`;
     let index = this.entryIds.get(key);
     if (index === undefined) {
@@ -219,15 +246,7 @@ export class WatchlistIndex {
       });
       this.entryIds.set(key, index);
     }
-    this.addName(index, entry, entry.name);
-    // An apostrophe inside a word (MADA'IN, MA'RUF) is written closed up or as a space: both forms are indexed.
-    const split = entry.name.replace(INNER_APOSTROPHE, '$1 $2');
-    if (split !== entry.name) this.addName(index, entry, split);
-    // A possessive (PEOPLE'S) is read as its word (PEOPLE) on both sides; a carrier may also write it closed up
-    // (PEOPLES): that form is indexed too.
-    const upper = entry.name.toUpperCase();
-    const closed = upper.replace(POSSESSIVE, 'S');
-    if (closed !== upper) this.addName(index, entry, closed);
+    return index;
   }
 
   private addName(index: number, entry: ListEntry, display: string): void {
@@ -244,14 +263,11 @@ export class WatchlistIndex {
     if (index === undefined) return false;
     const places = this.entries[index]!.places;
     if (!places.some((p) => p.country === where.country && p.state === where.state && p.city === where.city && p.zip === where.zip)) places.push(where);
-    this.journal.push({ place: { list, entryId, where } });
     return true;
   }
 
   setListAsOf(list: ListName, asOf: string | null | undefined): void {
-    if (!asOf) return;
-    this.asOf.set(list, asOf.slice(0, 10));
-    this.journal.push({ asOf: { list, asOf } });
+    if (asOf) this.asOf.set(list, asOf.slice(0, 10));
   }
 
   /** Weight of a token: particles and trade words little, then the rarer across lists and people, the more. */

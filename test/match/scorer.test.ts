@@ -181,6 +181,25 @@ describe('the false alarms of the issue never hard-stop', () => {
   });
 });
 
+describe('an index rebuilt from its inputs (the ingest\'s matching worker)', () => {
+  it('holds the same names and gives the same hits, explanations and list as-of', () => {
+    index.setListAsOf('ofac_sdn', '2021-07-20');
+    const copy = WatchlistIndex.fromInputs(index.inputs());
+    expect(copy.size).toBe(index.size);
+    const names = ['HEZBOLLAH TRUCKING LLC', 'ALMACEN JUNIOR', 'ESAILSHIPPING LIMITED', 'ANTONIO FLORES', "MADA'IN TRADING", 'JOHN LEE', 'ACME HAULING LLC'];
+    const places = [US, place({ country: 'US', state: 'TX', city: 'SAN ANTONIO', zip: '78258' })];
+    let hits = 0;
+    for (const name of names) {
+      for (const where of places) {
+        const expected = index.match([name], where);
+        hits += expected.length;
+        expect(copy.match([name], where), name).toEqual(expected);
+      }
+    }
+    expect(hits).toBeGreaterThan(0);
+  });
+});
+
 describe('entity-type gating', () => {
   it('classifies carrier names', () => {
     expect(classifyName('JOHN A SMITH')).toBe('person');
