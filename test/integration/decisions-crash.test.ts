@@ -217,6 +217,9 @@ describe('the archiver SIGKILLed at any step of a pass', () => {
           // The first segment must be older than the eviction margin (EVICT_MARGIN_SECONDS) to be evicted whole.
           await new Promise((resolve) => setTimeout(resolve, 2500));
         }
+        // A pass archives up to the second after its start: one started in the same second as the pass before it
+        // has nothing to write and ends before its kill point. The next pass starts in a later second.
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
         const ended = await pass(point);
         expect({ point, signal: ended.signal }).toEqual({ point, signal: 'SIGKILL' });
         expect({ point, lost: await lost() }).toEqual({ point, lost: [] });
